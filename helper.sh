@@ -1,0 +1,86 @@
+# tmux-mcp: lends this interactive zsh to one tmux MCP server for authored runs (tmux_run).
+# Sourced through the one-line setup file the server writes, never typed by hand. It installs a
+# zle -F handler on a private channel and starts the helper, the shell's child that runs each
+# script and waits on it natively. Nothing else: no key bindings, hooks, traps or prompt changes.
+# A refusal prints one line, returns 1 and leaves the shell as it was.
+# Arguments: channel socket, invitation token, proof file, then the helper's command line.
+() {
+  emulate -L zsh
+  local channel_path=$1 token=$2 proof_path=$3
+  shift 3
+  if [[ ! -o interactive ]]; then
+    print -u2 "tmux-mcp: not enrolled: this is not an interactive shell"; return 1
+  elif [[ ! -o zle ]]; then
+    print -u2 "tmux-mcp: not enrolled: the line editor (ZLE) is off"; return 1
+  elif [[ $ZSH_VERSION != 5.9 && $ZSH_VERSION != 5.9.<-> ]]; then
+    print -u2 "tmux-mcp: not enrolled: zsh 5.9 is required"; return 1
+  elif (( ${+_tmux_mcp_channel_fd} )); then
+    print -u2 "tmux-mcp: not enrolled: this shell is already enrolled"; return 1
+  fi
+  local had_socket_module=0 channel_fd helper_fd proof_fd reply
+  zmodload -e zsh/net/socket && had_socket_module=1
+  if ! zmodload zsh/net/socket 2>/dev/null || ! zsocket $channel_path 2>/dev/null; then
+    (( had_socket_module )) || zmodload -u zsh/net/socket 2>/dev/null
+    print -u2 "tmux-mcp: not enrolled: the MCP server is not reachable"; return 1
+  fi
+  channel_fd=$REPLY
+  # Holding the proof file open lets the server see, in /proc, which process is enrolling.
+  exec {proof_fd}<$proof_path 2>/dev/null
+  exec {helper_fd}> >(exec "$@" >/dev/null 2>&1)
+  print -rn -u $helper_fd -- "H"$'\0'"$channel_path"$'\0'"$token"$'\0'
+  print -u $channel_fd -- "E $token"
+  read -t 20 -r -u $channel_fd reply
+  [[ -n $proof_fd ]] && exec {proof_fd}<&-
+  if [[ $reply != "OK "* ]]; then
+    exec {channel_fd}>&- {helper_fd}>&-
+    (( had_socket_module )) || zmodload -u zsh/net/socket 2>/dev/null
+    case $reply in
+      ("NO not-root") print -u2 "tmux-mcp: not enrolled: source it in the pane's own shell, not a nested one";;
+      ("NO tmux-too-old") print -u2 "tmux-mcp: not enrolled: tmux 3.3 or newer is required";;
+      ("NO expired") print -u2 "tmux-mcp: not enrolled: this invitation has expired or was used";;
+      ("NO already-enrolled") print -u2 "tmux-mcp: not enrolled: this pane is already enrolled";;
+      ("NO full") print -u2 "tmux-mcp: not enrolled: the server has no free enrollment slot";;
+      (*) print -u2 "tmux-mcp: not enrolled: the MCP server refused or did not answer";;
+    esac
+    return 1
+  fi
+  typeset -g _tmux_mcp_channel_fd=$channel_fd _tmux_mcp_helper_fd=$helper_fd
+
+  # Called by ZLE only while it waits for keyboard input. Each request is one line
+  # "R <run_id> <token> <digest>"; it runs only at an idle, empty primary prompt.
+  function _tmux_mcp_on_request {
+    emulate -L zsh
+    local line name
+    if ! read -r -u $1 line; then
+      _tmux_mcp_retire
+      return 0
+    fi
+    local -a request=(${=line})
+    [[ $request[1] == R && $#request == 4 ]] || return 0
+    if [[ $CONTEXT != start || -n $BUFFER || -n $PREBUFFER ]] || (( PENDING || KEYS_QUEUED_COUNT )) ||
+      (( ISEARCHMATCH_ACTIVE )) || [[ $LASTWIDGET == *(isearch|incremental-search|menu-select)* ]]; then
+      print -u $1 -- "N $request[2] busy"
+      return 0
+    fi
+    local -a exported
+    for name in ${(k)parameters[(R)*export*]}; do
+      exported+=("$name=${(P)name}")
+    done
+    local -a fields=(R $request[2] $request[3] $request[4] "$PWD" $#exported "${exported[@]}")
+    print -rn -u $_tmux_mcp_helper_fd -- "${(pj:\0:)fields}"$'\0'
+  }
+
+  # The channel reached EOF: the server is gone. Undo the enrollment so the pane can enroll again.
+  function _tmux_mcp_retire {
+    zle -F $_tmux_mcp_channel_fd 2>/dev/null
+    exec {_tmux_mcp_channel_fd}>&- {_tmux_mcp_helper_fd}>&- 2>/dev/null
+    unset _tmux_mcp_channel_fd _tmux_mcp_helper_fd
+    zle -D _tmux_mcp_on_request 2>/dev/null
+    unfunction _tmux_mcp_on_request _tmux_mcp_retire
+  }
+
+  zle -N _tmux_mcp_on_request
+  zle -F -w $channel_fd _tmux_mcp_on_request
+  print -- "tmux-mcp: this pane is enrolled for tmux_run"
+  return 0
+} "$@"

@@ -1,0 +1,129 @@
+// Turns the command line and the LIBTMUX_* environment into one validated configuration,
+// read once at startup. A bad value is a usage error (exit 2) whose message names the flag or
+// variable, never the value: values can be paths or secrets pasted in by mistake.
+import { parseArgs } from "node:util";
+import type { SocketChoice } from "./tmux.ts";
+
+export const DEFAULT_RUN_TIMEOUT_SECONDS = 30;
+export const MAX_RUN_TIMEOUT_SECONDS = 3600;
+export const DEFAULT_ENROLLMENT_SECONDS = 60;
+export const MAX_ENROLLMENT_SECONDS = 300;
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+export const MAX_ENROLL_FLAGS = 8;
+export const DEFAULT_WAIT_MAX_SECONDS = 30;
+
+export type Config = {
+  socket: SocketChoice;
+  tmuxBin: string;
+  enableTools: string[];
+  toolsets: string[] | null;
+  extraTools: string[];
+  excludeTools: string[];
+  enrollPanes: { paneId: string; file: string }[];
+  enrollmentSeconds: number;
+  runTimeoutSeconds: number;
+  maxResponseBytes: number;
+  waitMaxSeconds: number;
+};
+
+export class UsageError extends Error {}
+
+export type ParsedCommandLine = { command: string; config: Config; rest: string[] } | {
+  command: "help" | "version";
+};
+
+const OPTIONS = {
+  socket: { type: "string" },
+  "socket-name": { type: "string" },
+  tmux: { type: "string" },
+  "enable-tool": { type: "string", multiple: true },
+  "enroll-pane": { type: "string", multiple: true },
+  "enrollment-timeout": { type: "string" },
+  "run-timeout": { type: "string" },
+  "max-response-bytes": { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+} as const;
+
+function list(value: string | undefined): string[] {
+  return (value ?? "").split(",").map((word) => word.trim()).filter((word) => word !== "");
+}
+
+function boundedInteger(text: string | undefined, name: string, min: number, max: number) {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`${name} must be a whole number from ${min} to ${max}`);
+  }
+  return Number(text);
+}
+
+export function parseCommandLine(
+  args: string[],
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+): ParsedCommandLine {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch {
+    throw new UsageError("unknown or malformed option (see --help)");
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { command: "help" };
+  if (values.version) return { command: "version" };
+  if (values.socket !== undefined && values["socket-name"] !== undefined) {
+    throw new UsageError("--socket and --socket-name cannot be used together");
+  }
+  let socket: SocketChoice = { kind: "default" };
+  if (values.socket !== undefined) {
+    if (values.socket === "") throw new UsageError("--socket needs a path");
+    socket = { kind: "path", path: values.socket };
+  } else if (values["socket-name"] !== undefined || env.LIBTMUX_SOCKET) {
+    const name = values["socket-name"] ?? env.LIBTMUX_SOCKET ?? "";
+    if (name === "" || name.includes("/")) {
+      throw new UsageError("the socket name must be non-empty and contain no '/'");
+    }
+    socket = { kind: "name", name };
+  }
+  const enrollPanes = (values["enroll-pane"] ?? []).map((spec) => {
+    const match = /^(%\d+)=(.+)$/.exec(spec);
+    if (!match) throw new UsageError("--enroll-pane takes %ID=FILE");
+    return { paneId: match[1], file: match[2] };
+  });
+  if (enrollPanes.length > MAX_ENROLL_FLAGS) {
+    throw new UsageError(`--enroll-pane may be given at most ${MAX_ENROLL_FLAGS} times`);
+  }
+  if (new Set(enrollPanes.map((p) => p.paneId)).size !== enrollPanes.length) {
+    throw new UsageError("--enroll-pane names the same pane twice");
+  }
+  if (new Set(enrollPanes.map((p) => p.file)).size !== enrollPanes.length) {
+    throw new UsageError("--enroll-pane names the same file twice");
+  }
+  const waitMax = env.LIBTMUX_MCP_WAIT_MAX_SECONDS;
+  const config: Config = {
+    socket,
+    tmuxBin: values.tmux ?? env.LIBTMUX_TMUX_BIN ?? "tmux",
+    enableTools: values["enable-tool"] ?? [],
+    toolsets: env.LIBTMUX_TOOLSETS === undefined ? null : list(env.LIBTMUX_TOOLSETS),
+    extraTools: list(env.LIBTMUX_TOOLS),
+    excludeTools: list(env.LIBTMUX_EXCLUDE_TOOLS),
+    enrollPanes,
+    enrollmentSeconds: boundedInteger(
+      values["enrollment-timeout"],
+      "--enrollment-timeout",
+      1,
+      MAX_ENROLLMENT_SECONDS,
+    ) ?? DEFAULT_ENROLLMENT_SECONDS,
+    runTimeoutSeconds:
+      boundedInteger(values["run-timeout"], "--run-timeout", 1, MAX_RUN_TIMEOUT_SECONDS) ??
+        DEFAULT_RUN_TIMEOUT_SECONDS,
+    maxResponseBytes: boundedInteger(
+      values["max-response-bytes"],
+      "--max-response-bytes",
+      4096,
+      1024 * 1024 * 1024,
+    ) ?? DEFAULT_MAX_RESPONSE_BYTES,
+    waitMaxSeconds: boundedInteger(waitMax, "LIBTMUX_MCP_WAIT_MAX_SECONDS", 1, 120) ??
+      DEFAULT_WAIT_MAX_SECONDS,
+  };
+  return { command: positionals[0] ?? "serve", config, rest: positionals.slice(1) };
+}

@@ -1,0 +1,25 @@
+// Every third-party import, pinned with full `npm:` specifiers in one place. A remote
+// `deno run https://…/main.ts` does not read deno.json's import map, so bare specifiers would
+// not resolve there; full specifiers work from a checkout, a URL and a bundle alike.
+export { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
+export { StdioServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/stdio.js";
+export {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+export type { RequestHandlerExtra } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/protocol.js";
+export type {
+  CallToolRequest,
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+  Tool,
+} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";

@@ -1,0 +1,342 @@
+// Enrollment: the consent of a person, checked by the kernel. The server invites a pane with
+// a setup file; the shell that sources it connects to a private channel, and is accepted only
+// if /proc shows that the pane's root process holds the invitation's proof file open and that
+// the helper it started is its own child. Each accepted shell owns one channel (lines, from
+// zsh) and one helper link (frames), and both are discarded together when either ends.
+import {
+  encodeFrame,
+  type HelperMessage,
+  MalformedFrame,
+  parseHelperMessage,
+  readFrames,
+  type ServerMessage,
+} from "./frames.ts";
+import { randomHex } from "./ids.ts";
+import { holdsFileOpen, type ProcessIdentity, readIdentity } from "./procfs.ts";
+import { removeIfSame, shellQuote, writeExclusive, type WrittenFile } from "./rendezvous.ts";
+import { runTmux, type TmuxClient } from "./tmux.ts";
+
+export const MAX_ENROLLMENTS = 8;
+const HELPER_HELLO_TIMEOUT_MS = 15_000;
+
+export type RunEvent =
+  | { kind: "busy" }
+  | { kind: "ready"; token: string; digest: string; helperPid: number }
+  | { kind: "helper"; message: HelperMessage; body: Uint8Array }
+  | { kind: "gone" };
+
+/** The one run a shell may have in flight, and the events that reach it. */
+export type RunSlot = { runId: string; events: EventQueue<RunEvent> };
+
+export type EnrolledShell = {
+  paneId: string;
+  identity: ProcessIdentity;
+  processGeneration: string;
+  enrollmentGeneration: string;
+  helperPid: number;
+  run: RunSlot | null;
+  sendLine: (line: string) => Promise<void>;
+  sendFrame: (message: ServerMessage, body?: Uint8Array) => Promise<void>;
+  discard: () => void;
+};
+
+type Invitation = {
+  token: string;
+  paneId: string;
+  setupFile: WrittenFile;
+  proofPath: string;
+  timer: ReturnType<typeof setTimeout>;
+};
+
+type HelperHello = { pid: number; conn: Deno.UnixConn; frames: AsyncGenerator<unknown> };
+
+export class EventQueue<T> {
+  #items: T[] = [];
+  #waiter: ((item: T) => void) | null = null;
+
+  push(item: T): void {
+    if (this.#waiter) {
+      const waiter = this.#waiter;
+      this.#waiter = null;
+      waiter(item);
+    } else this.#items.push(item);
+  }
+
+  /** The next event, or the signal's reason thrown when it aborts first. */
+  next(signal: AbortSignal): Promise<T> {
+    if (this.#items.length) return Promise.resolve(this.#items.shift()!);
+    signal.throwIfAborted();
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiter = null;
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#waiter = (item) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(item);
+      };
+    });
+  }
+}
+
+export type EnrollmentOptions = {
+  directory: string;
+  tmux: TmuxClient;
+  tmuxSupported: boolean;
+  helperCommand: string[];
+  helperScript: string;
+  lifetimeSeconds: number;
+};
+
+export class Enrollments {
+  readonly shells = new Map<string, EnrolledShell>();
+  readonly channelPath: string;
+  #invitations = new Map<string, Invitation>();
+  #helloWaiters = new Map<string, PromiseWithResolvers<HelperHello>>();
+  #listener: Deno.UnixListener | null = null;
+  #helperScriptFile: WrittenFile | null = null;
+  #options: EnrollmentOptions;
+
+  constructor(options: EnrollmentOptions) {
+    this.#options = options;
+    this.channelPath = `${options.directory}/channel`;
+  }
+
+  async open(): Promise<void> {
+    this.#helperScriptFile = await writeExclusive(
+      `${this.#options.directory}/helper.sh`,
+      this.#options.helperScript,
+    );
+    this.#listener = Deno.listen({ transport: "unix", path: this.channelPath });
+    this.#acceptLoop(this.#listener);
+  }
+
+  /** Writes the one-line setup file a person sources in pane `paneId`. */
+  async invite(paneId: string, setupPath: string): Promise<void> {
+    const token = randomHex();
+    const proofPath = `${this.#options.directory}/proof-${randomHex(8)}`;
+    await Deno.writeTextFile(proofPath, "", { mode: 0o600, createNew: true });
+    const words = [
+      this.#helperScriptFile!.path,
+      this.channelPath,
+      token,
+      proofPath,
+      ...this.#options.helperCommand,
+    ];
+    let setupFile: WrittenFile;
+    try {
+      setupFile = await writeExclusive(setupPath, `source ${words.map(shellQuote).join(" ")}\n`);
+    } catch (error) {
+      await Deno.remove(proofPath).catch(() => {});
+      throw error;
+    }
+    const timer = setTimeout(
+      () => this.#withdraw(token),
+      this.#options.lifetimeSeconds * 1000,
+    );
+    this.#invitations.set(token, { token, paneId, setupFile, proofPath, timer });
+  }
+
+  pendingInvitations(): string[] {
+    return [...this.#invitations.values()].map((invitation) => invitation.paneId);
+  }
+
+  async close(): Promise<void> {
+    for (const token of [...this.#invitations.keys()]) await this.#withdraw(token);
+    for (const shell of [...this.shells.values()]) shell.discard();
+    for (const waiter of this.#helloWaiters.values()) waiter.reject(new Error("closed"));
+    this.#listener?.close();
+    this.#listener = null;
+    if (this.#helperScriptFile) await removeIfSame(this.#helperScriptFile);
+    await Deno.remove(this.channelPath).catch(() => {});
+  }
+
+  async #withdraw(token: string): Promise<void> {
+    const invitation = this.#invitations.get(token);
+    if (!invitation) return;
+    this.#invitations.delete(token);
+    clearTimeout(invitation.timer);
+    await removeIfSame(invitation.setupFile);
+    await Deno.remove(invitation.proofPath).catch(() => {});
+  }
+
+  async #acceptLoop(listener: Deno.UnixListener): Promise<void> {
+    try {
+      for await (const conn of listener) this.#route(conn).catch(() => conn.close());
+    } catch {
+      // The listener was closed at shutdown.
+    }
+  }
+
+  /** A shell speaks text lines ("E <token>"); a helper speaks frames, whose first byte is 0. */
+  async #route(conn: Deno.UnixConn): Promise<void> {
+    const reader = conn.readable.getReader();
+    const first = await reader.read();
+    if (first.done) return conn.close();
+    const rest = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(first.value);
+      },
+      async pull(controller) {
+        const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (chunk.done) controller.close();
+        else controller.enqueue(chunk.value);
+      },
+      cancel: () => reader.cancel(),
+    });
+    if (first.value[0] === 0x45) await this.#enrollShell(conn, readLines(rest));
+    else await this.#greetHelper(conn, readFrames(rest));
+  }
+
+  async #greetHelper(conn: Deno.UnixConn, frames: AsyncGenerator<unknown>): Promise<void> {
+    const first = await frames.next();
+    const hello = first.done
+      ? null
+      : parseHelperMessage((first.value as { header: unknown }).header);
+    const waiter = hello?.type === "hello" ? this.#helloWaiters.get(hello.token) : undefined;
+    if (!hello || hello.type !== "hello" || !waiter) return conn.close();
+    this.#helloWaiters.delete(hello.token);
+    waiter.resolve({ pid: hello.pid, conn, frames });
+  }
+
+  async #enrollShell(conn: Deno.UnixConn, lines: AsyncGenerator<string>): Promise<void> {
+    const writer = conn.writable.getWriter();
+    const sendLine = (line: string) =>
+      writer.write(new TextEncoder().encode(line + "\n")).catch(() => {});
+    const first = await lines.next();
+    const token = first.done ? "" : first.value.slice(2);
+    const invitation = this.#invitations.get(token);
+    if (first.done || !first.value.startsWith("E ") || !invitation) {
+      await sendLine("NO expired");
+      return conn.close();
+    }
+    const hello = Promise.withResolvers<HelperHello>();
+    this.#helloWaiters.set(token, hello);
+    const helloTimer = setTimeout(
+      () => hello.reject(new Error("no helper")),
+      HELPER_HELLO_TIMEOUT_MS,
+    );
+    const refuse = async (reason: string, helper?: HelperHello) => {
+      this.#helloWaiters.delete(token);
+      clearTimeout(helloTimer);
+      helper?.conn.close();
+      await sendLine(`NO ${reason}`);
+      conn.close();
+    };
+    if (!this.#options.tmuxSupported) return refuse("tmux-too-old");
+    if (this.shells.has(invitation.paneId)) return refuse("already-enrolled");
+    if (this.shells.size >= MAX_ENROLLMENTS) return refuse("full");
+    const pane = await runTmux(this.#options.tmux, [
+      "display-message",
+      "-p",
+      "-t",
+      invitation.paneId,
+      "#{pane_id} #{pane_pid} #{pane_dead}",
+    ]);
+    const [paneId, panePid, dead] = pane.stdout.trim().split(" ");
+    if (pane.code !== 0 || paneId !== invitation.paneId || dead !== "0") {
+      return refuse("not-root");
+    }
+    const identity = await readIdentity(Number(panePid));
+    if (!identity || !await holdsFileOpen(identity.pid, invitation.proofPath)) {
+      return refuse("not-root");
+    }
+    let helper: HelperHello;
+    try {
+      helper = await hello.promise;
+    } catch {
+      return refuse("no-helper");
+    }
+    clearTimeout(helloTimer);
+    const helperIdentity = await readIdentity(helper.pid);
+    if (!helperIdentity || helperIdentity.parentPid !== identity.pid) {
+      return refuse("not-root", helper);
+    }
+    await this.#withdraw(token);
+    const helperWriter = helper.conn.writable.getWriter();
+    let discarded = false;
+    const shell: EnrolledShell = {
+      paneId: invitation.paneId,
+      identity,
+      processGeneration: randomHex(),
+      enrollmentGeneration: randomHex(),
+      helperPid: helper.pid,
+      run: null,
+      sendLine,
+      sendFrame: (message, body) => helperWriter.write(encodeFrame(message, body)).catch(() => {}),
+      discard: () => {
+        if (discarded) return;
+        discarded = true;
+        if (this.shells.get(shell.paneId) === shell) this.shells.delete(shell.paneId);
+        shell.run?.events.push({ kind: "gone" });
+        try {
+          conn.close();
+        } catch { /* already closed */ }
+        try {
+          helper.conn.close();
+        } catch { /* already closed */ }
+      },
+    };
+    this.shells.set(shell.paneId, shell);
+    await sendLine(`OK ${shell.enrollmentGeneration}`);
+    this.#listenToShell(shell, lines);
+    this.#listenToHelper(shell, helper.frames);
+  }
+
+  async #listenToShell(shell: EnrolledShell, lines: AsyncGenerator<string>): Promise<void> {
+    try {
+      for await (const line of lines) {
+        const [kind, runId] = line.split(" ");
+        if (kind === "N" && shell.run?.runId === runId) shell.run.events.push({ kind: "busy" });
+      }
+    } catch {
+      // A reset connection ends the enrollment like EOF does.
+    }
+    shell.discard();
+  }
+
+  async #listenToHelper(shell: EnrolledShell, frames: AsyncGenerator<unknown>): Promise<void> {
+    try {
+      for await (const raw of frames) {
+        const frame = raw as { header: unknown; body: Uint8Array };
+        const message = parseHelperMessage(frame.header);
+        if (!message) throw new MalformedFrame("unexpected helper message");
+        if (message.type === "hello") continue;
+        const run = shell.run;
+        if (!run || run.runId !== message.run_id) {
+          // A request withdrawn after its deadline: make sure it never runs.
+          if (message.type === "ready") {
+            await shell.sendFrame({ type: "abort", run_id: message.run_id });
+          }
+          continue;
+        }
+        if (message.type === "ready") {
+          run.events.push({
+            kind: "ready",
+            token: message.token,
+            digest: message.digest,
+            helperPid: shell.helperPid,
+          });
+        } else run.events.push({ kind: "helper", message, body: frame.body });
+      }
+    } catch {
+      // Malformed frames or a reset: the channel is in doubt, so the enrollment goes.
+    }
+    shell.discard();
+  }
+}
+
+async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let pending = "";
+  for await (const chunk of stream) {
+    pending += decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = pending.indexOf("\n")) !== -1) {
+      yield pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+    }
+    if (pending.length > 4096) return;
+  }
+}

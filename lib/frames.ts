@@ -1,0 +1,133 @@
+// The wire between the server and the helper. Script and outputs are arbitrary bytes, and a
+// script's output may itself look like a protocol line ("RESULT 0"), so nothing is delimited
+// by content: every frame is two big-endian u32 lengths, a JSON header, then raw body bytes.
+// Headers are typed here once and checked where they enter.
+export type Completion =
+  | { state: "exited"; exit_status: number; signal: null }
+  | { state: "signaled"; exit_status: null; signal: number };
+
+export type HelperMessage =
+  | { type: "hello"; token: string; pid: number }
+  | { type: "ready"; run_id: string; token: string; digest: string }
+  | { type: "result"; run_id: string; completion: Completion; stdout_bytes: number }
+  | { type: "overflow"; run_id: string }
+  | { type: "drain_timeout"; run_id: string; completion: Completion }
+  | { type: "cancelled"; run_id: string; completion: Completion | null }
+  | { type: "refused"; run_id: string; reason: "digest" | "nul" | "spawn" | "unknown_run" };
+
+export type ServerMessage =
+  | { type: "script"; run_id: string; stdout_limit: number; stderr_limit: number }
+  | { type: "abort"; run_id: string }
+  | { type: "cancel"; run_id: string };
+
+export type Frame<T> = { header: T; body: Uint8Array };
+
+const MAX_HEADER_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+export class MalformedFrame extends Error {}
+
+export function encodeFrame(header: object, body: Uint8Array = new Uint8Array()): Uint8Array {
+  const headerBytes = new TextEncoder().encode(JSON.stringify(header));
+  const frame = new Uint8Array(8 + headerBytes.length + body.length);
+  const view = new DataView(frame.buffer);
+  view.setUint32(0, headerBytes.length);
+  view.setUint32(4, body.length);
+  frame.set(headerBytes, 8);
+  frame.set(body, 8 + headerBytes.length);
+  return frame;
+}
+
+/** Yields raw frames from a byte stream; throws MalformedFrame on anything out of bounds. */
+export async function* readFrames(
+  stream: ReadableStream<Uint8Array>,
+): AsyncGenerator<Frame<unknown>> {
+  let buffer = new Uint8Array(0);
+  for await (const chunk of stream) {
+    const joined = new Uint8Array(buffer.length + chunk.length);
+    joined.set(buffer);
+    joined.set(chunk, buffer.length);
+    buffer = joined;
+    while (buffer.length >= 8) {
+      const view = new DataView(buffer.buffer, buffer.byteOffset, 8);
+      const headerLength = view.getUint32(0);
+      const bodyLength = view.getUint32(4);
+      if (headerLength > MAX_HEADER_BYTES || bodyLength > MAX_BODY_BYTES) {
+        throw new MalformedFrame("frame too large");
+      }
+      const total = 8 + headerLength + bodyLength;
+      if (buffer.length < total) break;
+      let header: unknown;
+      try {
+        header = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(
+          buffer.subarray(8, 8 + headerLength),
+        ));
+      } catch {
+        throw new MalformedFrame("header is not JSON");
+      }
+      yield { header, body: buffer.slice(8 + headerLength, total) };
+      buffer = buffer.slice(total);
+    }
+  }
+}
+
+const HEX32 = /^[a-f0-9]{32}$/;
+const HEX64 = /^[a-f0-9]{64}$/;
+
+function isCompletion(value: unknown): value is Completion {
+  if (typeof value !== "object" || value === null) return false;
+  const c = value as Record<string, unknown>;
+  if (c.state === "exited") {
+    return Number.isInteger(c.exit_status) && (c.exit_status as number) >= 0 &&
+      (c.exit_status as number) <= 255 && c.signal === null;
+  }
+  return c.state === "signaled" && c.exit_status === null && Number.isInteger(c.signal) &&
+    (c.signal as number) >= 1 && (c.signal as number) <= 255;
+}
+
+/** Checks a header from the helper; null means the frame is malformed. */
+export function parseHelperMessage(header: unknown): HelperMessage | null {
+  if (typeof header !== "object" || header === null) return null;
+  const h = header as Record<string, unknown>;
+  const runOk = typeof h.run_id === "string" && HEX32.test(h.run_id);
+  switch (h.type) {
+    case "hello":
+      return typeof h.token === "string" && HEX32.test(h.token) && Number.isInteger(h.pid)
+        ? h as HelperMessage
+        : null;
+    case "ready":
+      return runOk && typeof h.token === "string" && HEX32.test(h.token) &&
+          typeof h.digest === "string" && HEX64.test(h.digest)
+        ? h as HelperMessage
+        : null;
+    case "result":
+      return runOk && isCompletion(h.completion) && Number.isInteger(h.stdout_bytes)
+        ? h as HelperMessage
+        : null;
+    case "overflow":
+      return runOk ? h as HelperMessage : null;
+    case "drain_timeout":
+      return runOk && isCompletion(h.completion) ? h as HelperMessage : null;
+    case "cancelled":
+      return runOk && (h.completion === null || isCompletion(h.completion))
+        ? h as HelperMessage
+        : null;
+    case "refused":
+      return runOk && ["digest", "nul", "spawn", "unknown_run"].includes(h.reason as string)
+        ? h as HelperMessage
+        : null;
+  }
+  return null;
+}
+
+/** Checks a header from the server, on the helper's side. */
+export function parseServerMessage(header: unknown): ServerMessage | null {
+  if (typeof header !== "object" || header === null) return null;
+  const h = header as Record<string, unknown>;
+  if (typeof h.run_id !== "string" || !HEX32.test(h.run_id)) return null;
+  if (h.type === "abort" || h.type === "cancel") return h as ServerMessage;
+  if (
+    h.type === "script" && Number.isInteger(h.stdout_limit) && Number.isInteger(h.stderr_limit)
+  ) return h as ServerMessage;
+  return null;
+}

@@ -1,0 +1,51 @@
+// The commit point of tmux_run. One tmux command, run in tmux's single-threaded command queue,
+// checks in the same queue turn that the pane is still the enrolled one: same id, same root
+// pid, not dead. Only its per-run nonce on stdout grants the run, so a user `command-alias`
+// that rebinds the guard's commands can never produce a grant; such an alias is reported.
+import { randomHex } from "./ids.ts";
+import { runTmux, type TmuxClient } from "./tmux.ts";
+
+export type GuardVerdict = "granted" | "denied" | "aliased";
+
+const GUARD_COMMANDS = ["if-shell", "display-message"];
+
+export function guardPredicate(paneId: string, panePid: number): string {
+  const all = (...terms: string[]): string =>
+    terms.length === 1 ? terms[0] : `#{&&:${terms[0]},${all(...terms.slice(1))}}`;
+  return all(
+    `#{==:#{pane_id},${paneId}}`,
+    `#{==:#{pane_pid},${panePid}}`,
+    "#{==:#{pane_dead_status},}",
+    "#{==:#{pane_dead_signal},}",
+  );
+}
+
+/** Throws (the signal's reason) when the tmux client is aborted while in flight. */
+export async function authorize(
+  tmux: TmuxClient,
+  paneId: string,
+  panePid: number,
+  signal: AbortSignal,
+): Promise<GuardVerdict> {
+  const nonce = randomHex();
+  const result = await runTmux(tmux, [
+    "show-options",
+    "-s",
+    "command-alias",
+    ";",
+    "if-shell",
+    "-F",
+    "-t",
+    paneId,
+    guardPredicate(paneId, panePid),
+    `display-message -p ${nonce}`,
+  ], signal);
+  signal.throwIfAborted();
+  const lines = result.stdout.split("\n").filter((line) => line !== "");
+  const aliased = lines.some((line) => {
+    const match = /^command-alias\[\d+\] "?([^=]+)=/.exec(line);
+    return match !== null && GUARD_COMMANDS.includes(match[1]);
+  });
+  if (aliased) return "aliased";
+  return result.code === 0 && lines.at(-1) === nonce ? "granted" : "denied";
+}

@@ -1,0 +1,72 @@
+// Private files on a shared machine. Everything the server leaves for a shell (setup files,
+// the channel socket, the helper script) lives in a 0700 directory that only this user can
+// enter; a world-writable parent is used only after checking that our directory in it is a
+// real directory, owned by us, with no group or other bits. Setup files are created
+// exclusively and never seen half-written, and removed only while they are still our inode.
+import { randomHex } from "./ids.ts";
+
+export class UnsafeDirectory extends Error {}
+
+/** `$XDG_RUNTIME_DIR/tmux-mcp`, else `$TMPDIR/tmux-mcp-<uid>` (TMPDIR defaults to /tmp). */
+export async function privateBaseDirectory(): Promise<string> {
+  const runtime = Deno.env.get("XDG_RUNTIME_DIR");
+  const base = runtime
+    ? `${runtime}/tmux-mcp`
+    : `${Deno.env.get("TMPDIR") || "/tmp"}/tmux-mcp-${Deno.uid()}`;
+  try {
+    await Deno.mkdir(base, { mode: 0o700 });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+  }
+  const info = await Deno.lstat(base);
+  if (!info.isDirectory || info.uid !== Deno.uid() || ((info.mode ?? 0) & 0o077) !== 0) {
+    throw new UnsafeDirectory("the private directory is not private");
+  }
+  return base;
+}
+
+export async function makeServerDirectory(base: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ dir: base, prefix: "server-" });
+  await Deno.chmod(dir, 0o700);
+  return dir;
+}
+
+export type WrittenFile = { path: string; inode: number };
+
+/**
+ * Creates `path` with `content`, mode 0600, failing if anything (a file, a directory, a
+ * symlink, even a dangling one) is already there: write a temp file beside it, then hard-link.
+ */
+export async function writeExclusive(path: string, content: string): Promise<WrittenFile> {
+  const slash = path.lastIndexOf("/");
+  const temp = `${slash >= 0 ? path.slice(0, slash + 1) : ""}.tmux-mcp-${randomHex(8)}.tmp`;
+  const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
+  try {
+    await Deno.chmod(temp, 0o600);
+    await file.write(new TextEncoder().encode(content));
+  } finally {
+    file.close();
+  }
+  try {
+    await Deno.link(temp, path);
+  } finally {
+    await Deno.remove(temp).catch(() => {});
+  }
+  const info = await Deno.lstat(path);
+  return { path, inode: info.ino ?? -1 };
+}
+
+/** Removes the file only if it is still the one we wrote. */
+export async function removeIfSame(file: WrittenFile): Promise<void> {
+  try {
+    const info = await Deno.lstat(file.path);
+    if (info.ino === file.inode) await Deno.remove(file.path);
+  } catch {
+    // Already gone, or replaced by someone else: not ours to remove.
+  }
+}
+
+/** Quotes one word for zsh's `source` line. */
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}

@@ -1,0 +1,50 @@
+// What every tool handler may rely on: the configuration read at startup, the one tmux client
+// this server is bound to, its generation, and the enrollments. Tools are plain definitions
+// over this context, so the server wiring, the tests and the benchmark all use the same code.
+import type { Config } from "./config.ts";
+import type { Enrollments } from "./enrollment.ts";
+import type { JsonSchema } from "./schemas.ts";
+import type { TmuxClient, TmuxVersion } from "./tmux.ts";
+import type { ToolPayload } from "./tool_result.ts";
+
+export type Toolset = "inspect" | "manage" | "execute" | "teardown";
+
+/** Seams for tests that cause real faults (a real respawn, a real kill) at an exact phase. */
+export type RunHooks = {
+  beforeGuard?: (paneId: string) => Promise<void>;
+  afterGuard?: (paneId: string) => Promise<void>;
+};
+
+export type ServerContext = {
+  config: Config;
+  tmux: TmuxClient;
+  tmuxVersion: TmuxVersion | null;
+  generation: string;
+  enabledTools: Set<string>;
+  enrollments: Enrollments | null;
+  runsInFlight: number;
+  closed: boolean;
+  hooks: RunHooks;
+  /** A cancelled request gets no response (MCP), so its outcome is logged instead. */
+  reportCancelled: (payload: ToolPayload) => void;
+};
+
+export type ToolExtra = {
+  signal: AbortSignal;
+  progress?: (progress: number, message: string) => void;
+};
+
+export type ToolDefinition = {
+  name: string;
+  toolset: Toolset | null;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: {
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+  handle: (context: ServerContext, args: unknown, extra: ToolExtra) => Promise<ToolPayload>;
+};

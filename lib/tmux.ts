@@ -1,0 +1,76 @@
+// The one way this server runs tmux: an argv through Deno.Command, never a shell string, with
+// the socket passed explicitly and TMUX/TMUX_PANE stripped so that a server started inside
+// tmux cannot silently talk to the tmux it happens to live in.
+export type SocketChoice = { kind: "default" } | { kind: "name"; name: string } | {
+  kind: "path";
+  path: string;
+};
+
+export type TmuxClient = { bin: string; socket: SocketChoice };
+
+export type TmuxResult = { code: number; stdout: string; stderr: string };
+
+let cleanEnv: Record<string, string> | undefined;
+
+function tmuxEnvironment(): Record<string, string> {
+  if (!cleanEnv) {
+    const env = Deno.env.toObject();
+    delete env.TMUX;
+    delete env.TMUX_PANE;
+    cleanEnv = env;
+  }
+  return cleanEnv;
+}
+
+export function socketArgs(socket: SocketChoice): string[] {
+  if (socket.kind === "name") return ["-L", socket.name];
+  if (socket.kind === "path") return ["-S", socket.path];
+  return [];
+}
+
+export async function runTmux(
+  client: TmuxClient,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<TmuxResult> {
+  const output = await new Deno.Command(client.bin, {
+    args: [...socketArgs(client.socket), ...args],
+    env: tmuxEnvironment(),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal,
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+/** Where tmux puts the socket for this choice, as tmux itself computes it. */
+export function socketPath(socket: SocketChoice): string {
+  if (socket.kind === "path") return socket.path;
+  const dir = Deno.env.get("TMUX_TMPDIR") || "/tmp";
+  return `${dir}/tmux-${Deno.uid()}/${socket.kind === "name" ? socket.name : "default"}`;
+}
+
+export type TmuxVersion = { text: string; atLeast33: boolean };
+
+export async function tmuxVersion(client: TmuxClient): Promise<TmuxVersion | null> {
+  let result: TmuxResult;
+  try {
+    result = await runTmux(client, ["-V"]);
+  } catch {
+    return null;
+  }
+  if (result.code !== 0) return null;
+  const text = result.stdout.trim();
+  const match = /(\d+)\.(\d+)/.exec(text);
+  const atLeast33 = match
+    ? Number(match[1]) > 3 || (Number(match[1]) === 3 && Number(match[2]) >= 3)
+    : /master|next/.test(text);
+  return { text, atLeast33 };
+}

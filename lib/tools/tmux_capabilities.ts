@@ -1,0 +1,74 @@
+// Discovery for tmux_run: the generation to pass back, the limits, and which panes are
+// enrolled. It asks tmux only with a command that fails rather than starting a daemon, so
+// looking never creates a tmux server.
+import { MAX_ENROLLMENTS } from "../enrollment.ts";
+import { schemas } from "../schemas.ts";
+import type { ToolDefinition } from "../server_context.ts";
+import { runTmux, socketPath } from "../tmux.ts";
+import { success } from "../tool_result.ts";
+import {
+  DEFAULT_OUTPUT_LIMIT,
+  MAX_CONCURRENT_RUNS,
+  MAX_OUTPUT_LIMIT,
+  MAX_SCRIPT_BYTES,
+} from "./tmux_run.ts";
+
+export const tmuxCapabilitiesTool: ToolDefinition = {
+  name: "tmux_capabilities",
+  toolset: "inspect",
+  description:
+    "Describe this server: its generation (pass it as target.generation to tmux_run), the tmux " +
+    "version and pid, enabled tools, limits, and which panes are enrolled for tmux_run. Call it " +
+    "first before tmux_run. To list every pane, use list_panes.",
+  inputSchema: schemas.emptyInput,
+  outputSchema: schemas.capabilitiesOutput,
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  handle: async (context) => {
+    const probe = await runTmux(context.tmux, ["display-message", "-p", "#{pid}"]).catch(() =>
+      null
+    );
+    const pid = probe?.code === 0 ? Number(probe.stdout.trim()) : null;
+    const enrollments = context.enrollments;
+    const available = context.enabledTools.has("tmux_run") && !!context.tmuxVersion?.atLeast33;
+    return success({
+      generation: context.generation,
+      tmux: {
+        version: context.tmuxVersion?.text ?? null,
+        pid: Number.isInteger(pid) ? pid : null,
+        socket_path: socketPath(context.tmux.socket),
+        running: pid !== null,
+      },
+      enabled_tools: [...context.enabledTools].sort(),
+      limits: {
+        max_enrollments: MAX_ENROLLMENTS,
+        max_script_bytes: MAX_SCRIPT_BYTES,
+        default_run_output_bytes: DEFAULT_OUTPUT_LIMIT,
+        max_run_output_bytes: MAX_OUTPUT_LIMIT,
+        run_deadline_seconds: context.config.runTimeoutSeconds,
+        enrollment_lifetime_seconds: context.config.enrollmentSeconds,
+        max_response_bytes: context.config.maxResponseBytes,
+        max_concurrent_runs: MAX_CONCURRENT_RUNS,
+      },
+      authored_run: {
+        availability: available ? "conditional" : "unsupported",
+        shell_profile: "zsh-5.9-zle",
+        enrollment: "explicit_source",
+        authorization: "exact_generation_at_queue_grant",
+        stdin: "closed",
+        persistent_shell_changes: false,
+        descendant_termination: "unobserved",
+      },
+      enrolled_panes: [...(enrollments?.shells.values() ?? [])].map((shell) => ({
+        pane_id: shell.paneId,
+        enrollment_generation: shell.enrollmentGeneration,
+        busy: shell.run !== null,
+      })),
+      pending_invitations: enrollments?.pendingInvitations() ?? [],
+    });
+  },
+};

@@ -1,0 +1,65 @@
+// The command-line entry: the MCP server on stdio by default, plus `helper` (started by an
+// enrolled shell, never by hand). It only parses and dispatches; subcommands are imported
+// lazily so the helper starts without loading the MCP SDK.
+import { parseCommandLine, UsageError } from "./lib/config.ts";
+import { VERSION } from "./lib/version.ts";
+
+const USAGE = `tmux-mcp ${VERSION}: an MCP server for tmux (stdio)
+
+usage: tmux-mcp [options]            serve MCP on stdin/stdout
+
+options:
+  --socket PATH | --socket-name NAME   the tmux server (default: $LIBTMUX_SOCKET, else tmux's default)
+  --tmux EXECUTABLE                    the tmux binary (default: $LIBTMUX_TMUX_BIN, else tmux)
+  --enable-tool NAME                   turn a tool on by name (repeatable); tmux_run needs this
+  --enroll-pane %ID=FILE               write a setup file a person sources in pane %ID (up to 8)
+  --enrollment-timeout SECONDS         how long setup files stay valid (default 60, max 300)
+  --run-timeout SECONDS                tmux_run deadline (default 30, max 3600)
+  --max-response-bytes BYTES           response budget (default 4194304)
+  --help, --version
+`;
+
+async function main(args: string[]): Promise<number> {
+  if (args[0] === "helper") {
+    await (await import("./lib/helper_process.ts")).runHelper();
+    return 0;
+  }
+  let parsed;
+  try {
+    parsed = parseCommandLine(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`tmux-mcp: ${error.message}`);
+    return 2;
+  }
+  if (parsed.command === "help") {
+    console.log(USAGE);
+    return 0;
+  }
+  if (parsed.command === "version") {
+    console.log(`tmux-mcp ${VERSION}`);
+    return 0;
+  }
+  if (parsed.command !== "serve") {
+    console.error("tmux-mcp: unknown command (see --help)");
+    return 2;
+  }
+  const { serveStdio, StartupError } = await import("./lib/server.ts");
+  try {
+    await serveStdio(parsed.config);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`tmux-mcp: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof StartupError) {
+      console.error(`tmux-mcp: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+  return -1;
+}
+
+const code = await main(Deno.args);
+if (code >= 0) Deno.exit(code);

@@ -1,0 +1,224 @@
+// Real tmux, real zsh, a real MCP client. Each test gets a private tmux server (-L with a
+// unique name, -f /dev/null), a zsh with ZDOTDIR in a temp dir and a clean environment, and a
+// teardown that proves nothing is left: no tmux server, socket, helper process or temp file.
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+import { InMemoryTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/inMemory.js";
+import { parseCommandLine } from "../lib/config.ts";
+import type { Config } from "../lib/config.ts";
+import { randomHex } from "../lib/ids.ts";
+import { defaultHelperCommand, type RunningServer, startServer } from "../lib/server.ts";
+import type { RunHooks } from "../lib/server_context.ts";
+import { runTmux, socketPath, type TmuxClient } from "../lib/tmux.ts";
+import { isValid, schemas, validationErrors } from "../lib/schemas.ts";
+import assert from "node:assert/strict";
+
+export const MAIN_MODULE = new URL("../main.ts", import.meta.url).href;
+const CLEAN_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+export type Lab = {
+  dir: string;
+  tmux: TmuxClient;
+  socketName: string;
+  pane: string;
+  tmuxCmd: (...args: string[]) => Promise<string>;
+};
+
+/** Polls `condition` until it holds; fails with `what` after `ms`. */
+export async function waitFor<T>(
+  what: string,
+  condition: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  ms = 10_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  while (true) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A private tmux server with one zsh pane at an idle prompt. */
+export async function withLab(fn: (lab: Lab) => Promise<void>, zshrc = ""): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-" });
+  const socketName = `tmux-mcp-test-${randomHex(6)}`;
+  const tmux: TmuxClient = { bin: "tmux", socket: { kind: "name", name: socketName } };
+  const tmuxCmd = async (...args: string[]) => {
+    const result = await runTmux(tmux, args);
+    if (result.code !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
+    return result.stdout.trim();
+  };
+  await Deno.mkdir(`${dir}/zdotdir`);
+  await Deno.mkdir(`${dir}/home`);
+  await Deno.writeTextFile(`${dir}/zdotdir/.zshrc`, `PROMPT='lab%# '\n${zshrc}\n`);
+  let helperPids: number[] = [];
+  try {
+    const started = await new Deno.Command("tmux", {
+      args: [
+        "-L",
+        socketName,
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-x",
+        "160",
+        "-y",
+        "40",
+        "--",
+        ...zshCommand(dir),
+      ],
+      clearEnv: true,
+      env: { PATH: CLEAN_PATH, HOME: `${dir}/home`, TERM: "xterm-256color", LANG: "C.UTF-8" },
+    }).output();
+    assert.equal(started.code, 0, "tmux new-session failed");
+    const pane = await tmuxCmd("display-message", "-p", "-t", "$0", "#{pane_id}");
+    await waitForPrompt({ tmuxCmd, pane });
+    await fn({ dir, tmux, socketName, pane, tmuxCmd });
+    helperPids = await helperProcessesUnder(tmuxCmd).catch(() => []);
+  } finally {
+    await runTmux(tmux, ["kill-server"]).catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+  // kill-server leaves the socket file; the server is gone once nothing answers on it.
+  await waitFor("the tmux server to exit", async () => {
+    const probe = await runTmux(tmux, ["list-sessions"]);
+    return probe.code !== 0 && !/sessions?/.test(probe.stdout);
+  });
+  await Deno.remove(socketPath(tmux.socket)).catch(() => {});
+  await assert.rejects(Deno.lstat(socketPath(tmux.socket)), "the tmux socket is left behind");
+  await assert.rejects(Deno.lstat(dir), "the test directory is left behind");
+  for (const pid of helperPids) {
+    await waitFor("the helper process to exit", async () => !await processExists(pid));
+  }
+}
+
+export function zshCommand(dir: string): string[] {
+  return [
+    "env",
+    "-i",
+    `PATH=${CLEAN_PATH}`,
+    `HOME=${dir}/home`,
+    `ZDOTDIR=${dir}/zdotdir`,
+    "TERM=xterm-256color",
+    "LANG=C.UTF-8",
+    "zsh",
+    "-i",
+  ];
+}
+
+export async function waitForPrompt(lab: Pick<Lab, "tmuxCmd" | "pane">): Promise<void> {
+  await waitFor("the zsh prompt", async () => {
+    const screen = await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
+    return screen.split("\n").filter((l) => l !== "").at(-1) === "lab#";
+  });
+}
+
+async function helperProcessesUnder(tmuxCmd: Lab["tmuxCmd"]): Promise<number[]> {
+  const pids = (await tmuxCmd("list-panes", "-a", "-F", "#{pane_pid}")).split("\n").map(Number);
+  const helpers: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (pids.includes(parent)) helpers.push(Number(entry.name));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return helpers;
+}
+
+export async function processExists(pid: number): Promise<boolean> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return !/\) [ZX] /.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+export type Session = {
+  server: RunningServer;
+  client: Client;
+  generation: string;
+  call: (name: string, args?: Record<string, unknown>, signal?: AbortSignal) => Promise<Payload>;
+  run: (script: string, extra?: Record<string, unknown>) => Promise<Payload>;
+  enroll: (pane?: string) => Promise<void>;
+  setupFile: string;
+};
+
+// deno-lint-ignore no-explicit-any
+export type Payload = any;
+
+/** Starts the server in-process with `flags` and connects an SDK client to it. */
+export async function withServer(
+  lab: Lab,
+  flags: string[],
+  fn: (session: Session) => Promise<void>,
+  hooks: RunHooks = {},
+): Promise<void> {
+  const setupFile = `${lab.dir}/enroll-${randomHex(4)}`;
+  const allFlags = [
+    "--socket-name",
+    lab.socketName,
+    ...flags.map((f) => f.replace("SETUP", setupFile)),
+  ];
+  const parsed = parseCommandLine(allFlags, {});
+  assert.ok("config" in parsed);
+  const server = await startServer(parsed.config as Config, {
+    hooks,
+    helperCommand: defaultHelperCommand(MAIN_MODULE),
+  });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "test", version: "1" });
+  await server.mcp.connect(serverTransport);
+  await client.connect(clientTransport);
+  const call = async (name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) => {
+    const result = await client.callTool({ name, arguments: args }, undefined, { signal });
+    const payload = JSON.parse((result.content as { text: string }[])[0].text);
+    assert.deepEqual(result.structuredContent, payload);
+    assert.equal(result.isError, !payload.ok);
+    return payload;
+  };
+  const capabilities = await call("tmux_capabilities").catch(() => null);
+  const generation = capabilities?.data?.generation ?? server.context.generation;
+  const run = async (script: string, extra: Record<string, unknown> = {}) => {
+    const payload = await call("tmux_run", {
+      target: { kind: "pane", id: lab.pane, generation },
+      script,
+      ...extra,
+    });
+    assertValidRunResult(payload);
+    return payload;
+  };
+  const enroll = async (pane = lab.pane) => {
+    await lab.tmuxCmd("send-keys", "-t", pane, "-l", `source ${setupFile}`);
+    await lab.tmuxCmd("send-keys", "-t", pane, "Enter");
+    await waitFor("the pane to be enrolled", () => server.context.enrollments?.shells.has(pane))
+      .catch(async (error) => {
+        const screen = await lab.tmuxCmd("capture-pane", "-p", "-t", pane);
+        throw new Error(`${error.message}; the pane shows:\n${screen}`);
+      });
+    await waitForPrompt({ ...lab, pane });
+  };
+  try {
+    await fn({ server, client, generation, call, run, enroll, setupFile });
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+export function assertValidRunResult(payload: Payload): void {
+  assert.ok(
+    isValid(schemas.tmuxRunOutput, payload),
+    `result does not match the output schema: ${validationErrors(schemas.tmuxRunOutput, payload)}`,
+  );
+}
+
+export async function typeInto(lab: Lab, text: string, enter = false): Promise<void> {
+  await lab.tmuxCmd("send-keys", "-t", lab.pane, "-l", text);
+  if (enter) await lab.tmuxCmd("send-keys", "-t", lab.pane, "Enter");
+}
