@@ -1,8 +1,7 @@
 // Real tmux, real zsh, a real MCP client. Each test gets a private tmux server (-L with a
 // unique name, -f /dev/null), a zsh with ZDOTDIR in a temp dir and a clean environment, and a
 // teardown that proves nothing is left: no tmux server, socket, helper process or temp file.
-import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
-import { InMemoryTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/inMemory.js";
+import { Client, InMemoryTransport } from "./test_deps.ts";
 import { parseCommandLine } from "../lib/config.ts";
 import type { Config } from "../lib/config.ts";
 import { randomHex } from "../lib/ids.ts";

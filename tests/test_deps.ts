@@ -1,0 +1,5 @@
+// Test-only imports, pinned like lib/deps.ts: the MCP client the tests drive the server with.
+export { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+export { InMemoryTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/inMemory.js";
+export { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
+export { LoggingMessageNotificationSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
