@@ -1,0 +1,229 @@
+// The error table of tmux_run, each row caused for real: a wrong generation, a pane that is not
+// enrolled, a person's half-typed line, a PS2 continuation, a second run on a busy slot, an
+// overflow, a respawn before the guard, a cancel after it, and a shell busy past the deadline.
+import assert from "node:assert/strict";
+import { LoggingMessageNotificationSchema } from "./test_deps.ts";
+import {
+  type Lab,
+  processExists,
+  type Session,
+  typeInto,
+  waitFor,
+  waitForPrompt,
+  withLab,
+  withServer,
+  zshCommand,
+} from "./harness.ts";
+import type { RunHooks } from "../lib/server_context.ts";
+
+const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
+
+function enrolled(
+  fn: (lab: Lab, s: Session) => Promise<void>,
+  flags: string[] = [],
+  hooks: (lab: Lab) => RunHooks = () => ({}),
+): () => Promise<void> {
+  return () =>
+    withLab((lab) =>
+      withServer(lab, [...ENROLL, ...flags], async (s) => {
+        await s.enroll();
+        await fn(lab, s);
+      }, hooks(lab))
+    );
+}
+
+function assertNotSent(result: { ok: boolean; error: Record<string, unknown> }, code: string) {
+  assert.equal(result.ok, false);
+  assert.equal(result.error.code, code, JSON.stringify(result));
+  assert.equal(result.error.delivery, "not_sent");
+  assert.deepEqual(result.error.effects, {
+    state: "none",
+    authorization: null,
+    completion: { state: "unobserved" },
+  });
+}
+
+async function screen(lab: Lab): Promise<string> {
+  return await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
+}
+
+Deno.test("tmux_run is absent unless enabled by name, and refused when called anyway", () =>
+  withLab((lab) =>
+    withServer(lab, [], async (s) => {
+      const { tools } = await s.client.listTools();
+      assert.ok(!tools.some((tool: { name: string }) => tool.name === "tmux_run"));
+      const result = await s.call("tmux_run", {
+        target: { kind: "pane", id: "%0", generation: "x" },
+        script: "true",
+      });
+      assert.deepEqual(result.error, {
+        code: "policy_denied",
+        message: result.error.message,
+        delivery: "not_sent",
+      });
+    })
+  ));
+
+Deno.test(
+  "a wrong generation is stale_target and nothing is sent",
+  enrolled(async (lab, s) => {
+    const result = await s.call("tmux_run", {
+      target: { kind: "pane", id: lab.pane, generation: "0".repeat(32) },
+      script: "touch should-not-exist",
+    });
+    assertNotSent(result, "stale_target");
+  }),
+);
+
+Deno.test("a pane that is not enrolled is unsupported", () =>
+  withLab((lab) =>
+    withServer(lab, ENROLL, async (s) => {
+      const result = await s.run("true");
+      assertNotSent(result, "unsupported");
+    })
+  ));
+
+Deno.test(
+  "a half-typed line is refused and stays on screen",
+  enrolled(async (lab, s) => {
+    await typeInto(lab, "echo half typed");
+    await waitFor("the typed text", async () => (await screen(lab)).includes("echo half typed"));
+    const result = await s.run("echo ran");
+    assertNotSent(result, "unsupported");
+    const lines = (await screen(lab)).split("\n").filter((line) => line !== "");
+    assert.equal(lines.at(-1), "lab# echo half typed");
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-u");
+    const after = await s.run("echo ran");
+    assert.equal(after.data.stdout.data, "ran\n");
+  }),
+);
+
+Deno.test(
+  "a PS2 continuation prompt is refused",
+  enrolled(async (lab, s) => {
+    await typeInto(lab, 'echo "open quote', true);
+    await waitFor("the continuation prompt", async () => (await screen(lab)).includes("dquote>"));
+    const result = await s.run("true");
+    assertNotSent(result, "unsupported");
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-c");
+    await waitForPrompt(lab);
+  }),
+);
+
+Deno.test(
+  "a second run on the same shell fails fast with capacity",
+  enrolled(async (lab, s) => {
+    const first = s.run(`while [ ! -e '${lab.dir}/release' ]; do sleep 0.05; done; echo first`);
+    await waitFor("the first run to hold the slot", () =>
+      s.server.context.enrollments?.shells.get(lab.pane)?.run);
+    const second = await s.run("echo second");
+    assertNotSent(second, "capacity");
+    await Deno.writeTextFile(`${lab.dir}/release`, "");
+    assert.equal((await first).data.stdout.data, "first\n");
+  }),
+);
+
+Deno.test(
+  "an overflow refuses completion and leaks no output into the error",
+  enrolled(async (_lab, s) => {
+    const result = await s.run("i=0; while [ $i -lt 50 ]; do echo SECRET-MARKER-42; i=$((i+1)); done", {
+      stdout_limit: 100,
+    });
+    assert.equal(result.ok, false);
+    assert.equal(result.error.code, "capacity");
+    assert.equal(result.error.delivery, "possibly_sent");
+    assert.equal(result.error.effects.state, "known");
+    assert.equal(result.error.effects.authorization.state, "authorized");
+    assert.deepEqual(result.error.effects.completion, { state: "unobserved" });
+    assert.ok(!JSON.stringify(result).includes("SECRET-MARKER"));
+    const zero = await s.run("echo x >&2", { stderr_limit: 0 });
+    assert.equal(zero.error.code, "capacity");
+    const next = await s.run("echo fine");
+    assert.equal(next.data.stdout.data, "fine\n");
+  }),
+);
+
+Deno.test(
+  "a response budget too small for the limits is refused before anything is sent",
+  enrolled(async (_lab, s) => {
+    const result = await s.run("true", { stdout_limit: 262144, stderr_limit: 262144 });
+    assertNotSent(result, "capacity");
+  }, ["--max-response-bytes", "1000000"]),
+);
+
+Deno.test(
+  "a respawn before the guard is stale_target and nothing is sent",
+  enrolled(
+    async (lab, s) => {
+      const result = await s.run(`touch '${lab.dir}/ran'`);
+      assertNotSent(result, "stale_target");
+      await assert.rejects(Deno.lstat(`${lab.dir}/ran`));
+    },
+    [],
+    (lab) => ({
+      beforeGuard: async (pane) => {
+        await lab.tmuxCmd("respawn-pane", "-k", "-t", pane, "--", ...zshCommand(lab.dir));
+      },
+    }),
+  ),
+);
+
+Deno.test(
+  "a cancel after the grant stops sh, reports the receipt, and the next run works",
+  enrolled(async (lab, s) => {
+    const outcomes: unknown[] = [];
+    s.client.setNotificationHandler(LoggingMessageNotificationSchema, (note: { params: { data: unknown } }) => {
+      outcomes.push(note.params.data);
+    });
+    const pidFile = `${lab.dir}/sh.pid`;
+    const abort = new AbortController();
+    const pending = s.call("tmux_run", {
+      target: { kind: "pane", id: lab.pane, generation: s.generation },
+      script: `echo $$ > '${pidFile}'; while :; do :; done`,
+    }, abort.signal);
+    pending.catch(() => {});
+    const pid = Number(
+      await waitFor("the script to start", () => Deno.readTextFile(pidFile).catch(() => "")),
+    );
+    assert.ok(await processExists(pid));
+    abort.abort();
+    await assert.rejects(pending);
+    // deno-lint-ignore no-explicit-any
+    const outcome = await waitFor("the cancelled outcome", () => outcomes[0]) as any;
+    assert.equal(outcome.error.code, "cancelled");
+    assert.equal(outcome.error.delivery, "possibly_sent");
+    assert.equal(outcome.error.effects.state, "known");
+    assert.equal(outcome.error.effects.authorization.pane_id, lab.pane);
+    assert.equal(await processExists(pid), false);
+    const next = await s.run("echo after");
+    assert.equal(next.data.stdout.data, "after\n");
+  }),
+);
+
+Deno.test(
+  "a busy shell runs the request once it is idle",
+  enrolled(async (lab, s) => {
+    await typeInto(lab, `sleep 1; touch '${lab.dir}/busy-done'`, true);
+    await waitFor("the shell to be busy", async () =>
+      await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
+        "sleep");
+    const result = await s.run(`test -e '${lab.dir}/busy-done'`);
+    assert.deepEqual(result.data.completion, { state: "exited", exit_status: 0, signal: null });
+  }),
+);
+
+Deno.test(
+  "a shell busy past the deadline gets deadline, and the stale request never runs",
+  enrolled(async (lab, s) => {
+    await typeInto(lab, "sleep 2", true);
+    await waitFor("the shell to be busy", async () =>
+      await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
+        "sleep");
+    const result = await s.run(`touch '${lab.dir}/stale'`);
+    assertNotSent(result, "deadline");
+    await waitForPrompt(lab);
+    const next = await s.run("echo later");
+    assert.equal(next.data.stdout.data, "later\n");
+    await assert.rejects(Deno.lstat(`${lab.dir}/stale`));
+  }, ["--run-timeout", "1"]),
+);
