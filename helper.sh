@@ -25,7 +25,8 @@
   fi
   channel_fd=$REPLY
   # Holding the proof file open lets the server see, in /proc, which process is enrolling.
-  exec {proof_fd}<$proof_path 2>/dev/null
+  # (No `2>/dev/null` on these exec lines: on a bare exec it would redirect the shell itself.)
+  [[ -r $proof_path ]] && exec {proof_fd}<$proof_path
   exec {helper_fd}> >(exec "$@" >/dev/null 2>&1)
   print -rn -u $helper_fd -- "H"$'\0'"$channel_path"$'\0'"$token"$'\0'
   print -u $channel_fd -- "E $token"
@@ -73,7 +74,7 @@
   # The channel reached EOF: the server is gone. Undo the enrollment so the pane can enroll again.
   function _tmux_mcp_retire {
     zle -F $_tmux_mcp_channel_fd 2>/dev/null
-    exec {_tmux_mcp_channel_fd}>&- {_tmux_mcp_helper_fd}>&- 2>/dev/null
+    exec {_tmux_mcp_channel_fd}>&- {_tmux_mcp_helper_fd}>&-
     unset _tmux_mcp_channel_fd _tmux_mcp_helper_fd
     zle -D _tmux_mcp_on_request 2>/dev/null
     unfunction _tmux_mcp_on_request _tmux_mcp_retire

@@ -48,7 +48,12 @@ type Invitation = {
   timer: ReturnType<typeof setTimeout>;
 };
 
-type HelperHello = { pid: number; conn: Deno.UnixConn; frames: AsyncGenerator<unknown> };
+type HelperHello = {
+  pid: number;
+  parentPid: number;
+  conn: Deno.UnixConn;
+  frames: AsyncGenerator<unknown>;
+};
 
 export class EventQueue<T> {
   #items: T[] = [];
@@ -93,7 +98,9 @@ export class Enrollments {
   readonly shells = new Map<string, EnrolledShell>();
   readonly channelPath: string;
   #invitations = new Map<string, Invitation>();
-  #helloWaiters = new Map<string, PromiseWithResolvers<HelperHello>>();
+  /** Helpers that said hello, by invitation token, until their shell's check claims them. */
+  #hellos = new Map<string, HelperHello[]>();
+  #helloArrived = new EventTarget();
   #listener: Deno.UnixListener | null = null;
   #helperScriptFile: WrittenFile | null = null;
   #options: EnrollmentOptions;
@@ -145,7 +152,8 @@ export class Enrollments {
   async close(): Promise<void> {
     for (const token of [...this.#invitations.keys()]) await this.#withdraw(token);
     for (const shell of [...this.shells.values()]) shell.discard();
-    for (const waiter of this.#helloWaiters.values()) waiter.reject(new Error("closed"));
+    for (const hellos of this.#hellos.values()) hellos.forEach((hello) => closeQuietly(hello.conn));
+    this.#hellos.clear();
     this.#listener?.close();
     this.#listener = null;
     if (this.#helperScriptFile) await removeIfSame(this.#helperScriptFile);
@@ -157,13 +165,15 @@ export class Enrollments {
     if (!invitation) return;
     this.#invitations.delete(token);
     clearTimeout(invitation.timer);
+    for (const stray of this.#hellos.get(token) ?? []) closeQuietly(stray.conn);
+    this.#hellos.delete(token);
     await removeIfSame(invitation.setupFile);
     await Deno.remove(invitation.proofPath).catch(() => {});
   }
 
   async #acceptLoop(listener: Deno.UnixListener): Promise<void> {
     try {
-      for await (const conn of listener) this.#route(conn).catch(() => conn.close());
+      for await (const conn of listener) this.#route(conn).catch(() => closeQuietly(conn));
     } catch {
       // The listener was closed at shutdown.
     }
@@ -173,7 +183,7 @@ export class Enrollments {
   async #route(conn: Deno.UnixConn): Promise<void> {
     const reader = conn.readable.getReader();
     const first = await reader.read();
-    if (first.done) return conn.close();
+    if (first.done) return closeQuietly(conn);
     const rest = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(first.value);
@@ -194,10 +204,41 @@ export class Enrollments {
     const hello = first.done
       ? null
       : parseHelperMessage((first.value as { header: unknown }).header);
-    const waiter = hello?.type === "hello" ? this.#helloWaiters.get(hello.token) : undefined;
-    if (!hello || hello.type !== "hello" || !waiter) return conn.close();
-    this.#helloWaiters.delete(hello.token);
-    waiter.resolve({ pid: hello.pid, conn, frames });
+    const identity = hello?.type === "hello" ? await readIdentity(hello.pid) : null;
+    if (!hello || hello.type !== "hello" || !identity || !this.#invitations.has(hello.token)) {
+      return closeQuietly(conn);
+    }
+    const arrived = { pid: hello.pid, parentPid: identity.parentPid, conn, frames };
+    this.#hellos.set(hello.token, [...this.#hellos.get(hello.token) ?? [], arrived]);
+    this.#helloArrived.dispatchEvent(new Event(hello.token));
+  }
+
+  /**
+   * The helper started by shell `parentPid` for this invitation. A helper left over from a
+   * refused attempt (a nested shell, say) has another parent and is never taken for it.
+   */
+  async #claimHelper(token: string, parentPid: number): Promise<HelperHello | null> {
+    const take = () => {
+      const hellos = this.#hellos.get(token) ?? [];
+      const mine = hellos.find((hello) => hello.parentPid === parentPid);
+      if (mine) this.#hellos.set(token, hellos.filter((hello) => hello !== mine));
+      return mine ?? null;
+    };
+    const found = take();
+    if (found) return found;
+    const arrived = Promise.withResolvers<HelperHello | null>();
+    const onHello = () => {
+      const mine = take();
+      if (mine) arrived.resolve(mine);
+    };
+    this.#helloArrived.addEventListener(token, onHello);
+    const timer = setTimeout(() => arrived.resolve(null), HELPER_HELLO_TIMEOUT_MS);
+    try {
+      return await arrived.promise;
+    } finally {
+      clearTimeout(timer);
+      this.#helloArrived.removeEventListener(token, onHello);
+    }
   }
 
   async #enrollShell(conn: Deno.UnixConn, lines: AsyncGenerator<string>): Promise<void> {
@@ -209,20 +250,12 @@ export class Enrollments {
     const invitation = this.#invitations.get(token);
     if (first.done || !first.value.startsWith("E ") || !invitation) {
       await sendLine("NO expired");
-      return conn.close();
+      return closeQuietly(conn);
     }
-    const hello = Promise.withResolvers<HelperHello>();
-    this.#helloWaiters.set(token, hello);
-    const helloTimer = setTimeout(
-      () => hello.reject(new Error("no helper")),
-      HELPER_HELLO_TIMEOUT_MS,
-    );
-    const refuse = async (reason: string, helper?: HelperHello) => {
-      this.#helloWaiters.delete(token);
-      clearTimeout(helloTimer);
-      helper?.conn.close();
+    const refuse = async (reason: string, helper?: HelperHello | null) => {
+      if (helper) closeQuietly(helper.conn);
       await sendLine(`NO ${reason}`);
-      conn.close();
+      closeQuietly(conn);
     };
     if (!this.#options.tmuxSupported) return refuse("tmux-too-old");
     if (this.shells.has(invitation.paneId)) return refuse("already-enrolled");
@@ -242,17 +275,8 @@ export class Enrollments {
     if (!identity || !await holdsFileOpen(identity.pid, invitation.proofPath)) {
       return refuse("not-root");
     }
-    let helper: HelperHello;
-    try {
-      helper = await hello.promise;
-    } catch {
-      return refuse("no-helper");
-    }
-    clearTimeout(helloTimer);
-    const helperIdentity = await readIdentity(helper.pid);
-    if (!helperIdentity || helperIdentity.parentPid !== identity.pid) {
-      return refuse("not-root", helper);
-    }
+    const helper = await this.#claimHelper(token, identity.pid);
+    if (!helper) return refuse("no-helper");
     await this.#withdraw(token);
     const helperWriter = helper.conn.writable.getWriter();
     let discarded = false;
@@ -270,12 +294,8 @@ export class Enrollments {
         discarded = true;
         if (this.shells.get(shell.paneId) === shell) this.shells.delete(shell.paneId);
         shell.run?.events.push({ kind: "gone" });
-        try {
-          conn.close();
-        } catch { /* already closed */ }
-        try {
-          helper.conn.close();
-        } catch { /* already closed */ }
+        closeQuietly(conn);
+        closeQuietly(helper.conn);
       },
     };
     this.shells.set(shell.paneId, shell);
@@ -338,5 +358,13 @@ async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<st
       pending = pending.slice(newline + 1);
     }
     if (pending.length > 4096) return;
+  }
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Already closed by the other side or by an earlier failure.
   }
 }

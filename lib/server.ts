@@ -16,6 +16,7 @@ import {
   type ServerRequest,
   StdioServerTransport,
 } from "./deps.ts";
+import { callerFromEnvironment } from "./caller.ts";
 import { Enrollments } from "./enrollment.ts";
 import { randomHex } from "./ids.ts";
 import { makeServerDirectory, privateBaseDirectory } from "./rendezvous.ts";
@@ -36,22 +37,29 @@ export type RunningServer = {
   close: () => Promise<void>;
 };
 
-/** How the shell starts the helper: this same program, with the `helper` subcommand. */
+const HELPER_PERMISSIONS = [
+  "--quiet",
+  "--no-config",
+  "--no-prompt",
+  "--allow-read",
+  "--allow-write",
+  "--allow-run=/bin/sh",
+  "--allow-net",
+];
+
+/**
+ * How the shell starts the helper. A compiled binary runs itself with `helper`; a bundle runs
+ * itself through Deno; a checkout or URL runs lib/helper_entry.ts, whose module graph has no
+ * npm package to resolve.
+ */
 export function defaultHelperCommand(mainModule = Deno.mainModule): string[] {
   if (mainModule.includes("/deno-compile-")) return [Deno.execPath(), "helper"];
-  return [
-    Deno.execPath(),
-    "run",
-    "--quiet",
-    "--no-config",
-    "--no-prompt",
-    "--allow-read",
-    "--allow-write",
-    "--allow-run=/bin/sh",
-    "--allow-net",
-    mainModule,
-    "helper",
-  ];
+  const here = import.meta.url;
+  const entry = here.endsWith("/lib/server.ts")
+    ? new URL("./helper_entry.ts", here).href
+    : mainModule;
+  const args = entry === mainModule ? [entry, "helper"] : [entry];
+  return [Deno.execPath(), "run", ...HELPER_PERMISSIONS, ...args];
 }
 
 export async function startServer(
@@ -74,6 +82,7 @@ export async function startServer(
     runsInFlight: 0,
     closed: false,
     hooks: options.hooks ?? {},
+    caller: callerFromEnvironment(),
     reportCancelled: () => {},
   };
   let directory: string | null = null;

@@ -25,6 +25,8 @@ export type ServerContext = {
   runsInFlight: number;
   closed: boolean;
   hooks: RunHooks;
+  /** $TMUX and $TMUX_PANE as this process saw them at startup (lib/caller.ts). */
+  caller?: { tmux?: string; pane?: string };
   /** A cancelled request gets no response (MCP), so its outcome is logged instead. */
   reportCancelled: (payload: ToolPayload) => void;
 };

@@ -168,7 +168,7 @@ export async function withServer(
   assert.ok("config" in parsed);
   const server = await startServer(parsed.config as Config, {
     hooks,
-    helperCommand: defaultHelperCommand(MAIN_MODULE),
+    helperCommand: defaultHelperCommand(),
   });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test", version: "1" });

@@ -114,8 +114,10 @@ Deno.test(
   "a second run on the same shell fails fast with capacity",
   enrolled(async (lab, s) => {
     const first = s.run(`while [ ! -e '${lab.dir}/release' ]; do sleep 0.05; done; echo first`);
-    await waitFor("the first run to hold the slot", () =>
-      s.server.context.enrollments?.shells.get(lab.pane)?.run);
+    await waitFor(
+      "the first run to hold the slot",
+      () => s.server.context.enrollments?.shells.get(lab.pane)?.run,
+    );
     const second = await s.run("echo second");
     assertNotSent(second, "capacity");
     await Deno.writeTextFile(`${lab.dir}/release`, "");
@@ -126,9 +128,12 @@ Deno.test(
 Deno.test(
   "an overflow refuses completion and leaks no output into the error",
   enrolled(async (_lab, s) => {
-    const result = await s.run("i=0; while [ $i -lt 50 ]; do echo SECRET-MARKER-42; i=$((i+1)); done", {
-      stdout_limit: 100,
-    });
+    const result = await s.run(
+      "i=0; while [ $i -lt 50 ]; do echo SECRET-MARKER-42; i=$((i+1)); done",
+      {
+        stdout_limit: 100,
+      },
+    );
     assert.equal(result.ok, false);
     assert.equal(result.error.code, "capacity");
     assert.equal(result.error.delivery, "possibly_sent");
@@ -172,9 +177,12 @@ Deno.test(
   "a cancel after the grant stops sh, reports the receipt, and the next run works",
   enrolled(async (lab, s) => {
     const outcomes: unknown[] = [];
-    s.client.setNotificationHandler(LoggingMessageNotificationSchema, (note: { params: { data: unknown } }) => {
-      outcomes.push(note.params.data);
-    });
+    s.client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (note: { params: { data: unknown } }) => {
+        outcomes.push(note.params.data);
+      },
+    );
     const pidFile = `${lab.dir}/sh.pid`;
     const abort = new AbortController();
     const pending = s.call("tmux_run", {
@@ -204,9 +212,12 @@ Deno.test(
   "a busy shell runs the request once it is idle",
   enrolled(async (lab, s) => {
     await typeInto(lab, `sleep 1; touch '${lab.dir}/busy-done'`, true);
-    await waitFor("the shell to be busy", async () =>
-      await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
-        "sleep");
+    await waitFor(
+      "the shell to be busy",
+      async () =>
+        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
+          "sleep",
+    );
     const result = await s.run(`test -e '${lab.dir}/busy-done'`);
     assert.deepEqual(result.data.completion, { state: "exited", exit_status: 0, signal: null });
   }),
@@ -216,9 +227,12 @@ Deno.test(
   "a shell busy past the deadline gets deadline, and the stale request never runs",
   enrolled(async (lab, s) => {
     await typeInto(lab, "sleep 2", true);
-    await waitFor("the shell to be busy", async () =>
-      await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
-        "sleep");
+    await waitFor(
+      "the shell to be busy",
+      async () =>
+        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
+          "sleep",
+    );
     const result = await s.run(`touch '${lab.dir}/stale'`);
     assertNotSent(result, "deadline");
     await waitForPrompt(lab);

@@ -1,0 +1,178 @@
+// Enrollment is consent: the setup file is private, exclusive and short-lived, and `source` is
+// refused (status 1, one line, shell unchanged) anywhere but the pane's own interactive zsh.
+import assert from "node:assert/strict";
+import { parseCommandLine } from "../lib/config.ts";
+import { startServer, StartupError } from "../lib/server.ts";
+import { type Lab, typeInto, waitFor, waitForPrompt, withLab, withServer } from "./harness.ts";
+
+const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
+
+async function screen(lab: Lab): Promise<string> {
+  return await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
+}
+
+/** Types `command` at the prompt and returns the screen once `marker` shows up. */
+async function typeAndWait(lab: Lab, command: string, marker: string): Promise<string> {
+  await typeInto(lab, command, true);
+  return await waitFor(`"${marker}" on screen`, async () => {
+    const text = await screen(lab);
+    return text.includes(marker) ? text : null;
+  });
+}
+
+const LEFTOVERS =
+  `echo "le""ft:$(typeset +m '_tmux_mcp*' | wc -l):$(functions +m '_tmux_mcp*' | wc -l):$(zmodload | grep -c net/socket)"`;
+
+Deno.test("the setup file is one line, mode 0600, and gone after enrollment", () =>
+  withLab((lab) =>
+    withServer(lab, ENROLL, async (s) => {
+      const info = await Deno.lstat(s.setupFile);
+      assert.equal((info.mode ?? 0) & 0o777, 0o600);
+      const text = await Deno.readTextFile(s.setupFile);
+      assert.equal(text.split("\n").length, 2);
+      assert.ok(text.startsWith("source "));
+      await s.enroll();
+      await assert.rejects(Deno.lstat(s.setupFile));
+      const capabilities = await s.call("tmux_capabilities");
+      assert.deepEqual(
+        capabilities.data.enrolled_panes.map((p: { pane_id: string }) => p.pane_id),
+        [
+          lab.pane,
+        ],
+      );
+    })
+  ));
+
+Deno.test("the setup file is removed at shutdown and at expiry", () =>
+  withLab(async (lab) => {
+    let setup = "";
+    await withServer(lab, ENROLL, async (s) => {
+      setup = s.setupFile;
+      await Deno.lstat(setup);
+    });
+    await assert.rejects(Deno.lstat(setup), "removed at shutdown");
+    await withServer(lab, [...ENROLL, "--enrollment-timeout", "1"], async (s) => {
+      await waitFor("the setup file to expire", () =>
+        Deno.lstat(s.setupFile).then(() => false, () => true));
+      const capabilities = await s.call("tmux_capabilities");
+      assert.deepEqual(capabilities.data.pending_invitations, []);
+    });
+  }));
+
+Deno.test("startup fails when the setup path exists, as a file or a symlink, and leaves nothing", () =>
+  withLab(async (lab) => {
+    const fresh = `${lab.dir}/fresh`;
+    await lab.tmuxCmd("split-window", "-t", lab.pane);
+    for (
+      const make of [
+        (path: string) => Deno.writeTextFile(path, "theirs"),
+        (path: string) => Deno.symlink(`${lab.dir}/nowhere`, path),
+      ]
+    ) {
+      const taken = `${lab.dir}/taken`;
+      await make(taken);
+      const parsed = parseCommandLine([
+        "--socket-name",
+        lab.socketName,
+        "--enable-tool",
+        "tmux_run",
+        "--enroll-pane",
+        `%0=${fresh}`,
+        "--enroll-pane",
+        `%1=${taken}`,
+      ], {});
+      assert.ok("config" in parsed);
+      await assert.rejects(startServer(parsed.config), StartupError);
+      await assert.rejects(Deno.lstat(fresh), "the file written first is removed");
+      const kept = await Deno.lstat(taken);
+      assert.ok(kept.isFile || kept.isSymlink, "the existing path is untouched");
+      await Deno.remove(taken);
+    }
+  }));
+
+Deno.test("a nested zsh is refused with status 1 and left as it was", () =>
+  withLab((lab) =>
+    withServer(lab, ENROLL, async (s) => {
+      await typeInto(lab, "zsh -i", true);
+      await waitFor("the nested zsh", async () =>
+        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
+          "zsh" && (await screen(lab)).trimEnd().endsWith("lab#"));
+      const text = await typeAndWait(lab, `source ${s.setupFile}; echo "sta""tus=$?"`, "status=");
+      assert.match(text, /not enrolled: source it in the pane's own shell/);
+      assert.match(text, /status=1/);
+      assert.equal(s.server.context.enrollments?.shells.size, 0);
+      const left = await typeAndWait(lab, LEFTOVERS, "left:");
+      assert.match(left, /left:0:0:0/);
+      await typeInto(lab, "exit", true);
+      await waitForPrompt(lab);
+      await s.enroll();
+    })
+  ));
+
+Deno.test("a non-interactive zsh is refused", () =>
+  withLab((lab) =>
+    withServer(lab, ENROLL, async (s) => {
+      const text = await typeAndWait(
+        lab,
+        `zsh -c 'source ${s.setupFile}; echo "sta""tus=$?"'`,
+        "status=",
+      );
+      assert.match(text, /not enrolled: this is not an interactive shell/);
+      assert.match(text, /status=1/);
+    })
+  ));
+
+Deno.test("an enrolled shell refuses a second enrollment", () =>
+  withLab(async (lab) => {
+    await lab.tmuxCmd("split-window", "-t", lab.pane);
+    const second = `${lab.dir}/second-setup`;
+    await withServer(lab, [...ENROLL, "--enroll-pane", `%1=${second}`], async (s) => {
+      await s.enroll();
+      const text = await typeAndWait(lab, `source ${second}; echo "sta""tus=$?"`, "status=");
+      assert.match(text, /not enrolled: this shell is already enrolled/);
+      assert.match(text, /status=1/);
+      assert.equal(s.server.context.enrollments?.shells.size, 1);
+      const run = await s.run("echo still");
+      assert.equal(run.data.stdout.data, "still\n");
+    });
+  }));
+
+Deno.test("tmux older than 3.3 makes tmux_run unsupported and enrollment is refused", () =>
+  withLab(async (lab) => {
+    const fakeTmux = `${lab.dir}/old-tmux`;
+    await Deno.writeTextFile(
+      fakeTmux,
+      `#!/bin/sh\nfor a; do [ "$a" = -V ] && { echo "tmux 3.2a"; exit 0; }; done\nexec tmux "$@"\n`,
+    );
+    await Deno.chmod(fakeTmux, 0o755);
+    await withServer(lab, [...ENROLL, "--tmux", fakeTmux], async (s) => {
+      const capabilities = await s.call("tmux_capabilities");
+      assert.equal(capabilities.data.authored_run.availability, "unsupported");
+      const text = await typeAndWait(lab, `source ${s.setupFile}; echo "sta""tus=$?"`, "status=");
+      assert.match(text, /tmux 3.3 or newer is required/);
+      assert.match(text, /status=1/);
+    });
+  }));
+
+Deno.test("the shell retires its enrollment when the server goes, and can enroll again", () =>
+  withLab(async (lab) => {
+    await withServer(lab, ENROLL, async (s) => {
+      await s.enroll();
+    });
+    let probe = 0;
+    await waitFor("the shell to retire", async () => {
+      probe++;
+      const marker = `probe${probe}:`;
+      const text = await typeAndWait(
+        lab,
+        LEFTOVERS.replace('"le""ft:', `"pro""be${probe}:`),
+        marker,
+      );
+      return text.includes(`${marker}0:0:1`);
+    });
+    await withServer(lab, ENROLL, async (s) => {
+      await s.enroll();
+      const run = await s.run("echo again");
+      assert.equal(run.data.stdout.data, "again\n");
+    });
+  }));
