@@ -1,0 +1,88 @@
+// The program as a process: flags answered without tmux, usage errors as exit 2 with one line
+// that never echoes a value, startup failures as exit 1, and stdout reserved for MCP frames.
+import assert from "node:assert/strict";
+import { Client, StdioClientTransport } from "./test_deps.ts";
+import { withLab } from "./harness.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+async function runMain(args: string[], env: Record<string, string> = {}) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", MAIN, ...args],
+    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/", ...env },
+    clearEnv: true,
+    stdin: "null",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+Deno.test("--help and --version answer without touching tmux", async () => {
+  for (const flag of ["--help", "--version"]) {
+    const result = await runMain([flag, "--tmux", "/nonexistent/tmux"]);
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /tmux-mcp \d+\.\d+\.\d+/);
+  }
+});
+
+Deno.test("usage errors exit 2 with one line that does not echo the value", async () => {
+  const secret = "s3cr3t-value-xyz";
+  const cases = [
+    ["--run-timeout", secret],
+    ["--enroll-pane", secret],
+    ["--socket", "/tmp/a", "--socket-name", secret],
+    ["--no-such-flag", secret],
+    ["--enrollment-timeout", "301"],
+    ["--enroll-pane", "%1=/tmp/never-written"],
+  ];
+  for (const args of cases) {
+    const result = await runMain(args);
+    assert.equal(result.code, 2, `${args[0]}: ${result.stderr}`);
+    assert.equal(result.stderr.trim().split("\n").length, 1);
+    assert.ok(!result.stderr.includes(secret));
+    assert.equal(result.stdout, "");
+  }
+});
+
+Deno.test("a setup path that already exists fails startup with exit 1", () =>
+  withLab(async (lab) => {
+    const taken = `${lab.dir}/taken`;
+    await Deno.writeTextFile(taken, "theirs");
+    const result = await runMain([
+      "--socket-name",
+      lab.socketName,
+      "--enable-tool",
+      "tmux_run",
+      "--enroll-pane",
+      `%0=${taken}`,
+    ]);
+    assert.equal(result.code, 1);
+    assert.ok(!result.stderr.includes(taken));
+    assert.equal(await Deno.readTextFile(taken), "theirs");
+  }));
+
+Deno.test("over real stdio, stdout carries only MCP frames and stderr one startup line", () =>
+  withLab(async (lab) => {
+    const transport = new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "--allow-all", MAIN, "--socket-name", lab.socketName],
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+    const client = new Client({ name: "cli-test", version: "1" });
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: "tmux_capabilities", arguments: {} });
+      const payload = JSON.parse((result.content as { text: string }[])[0].text);
+      assert.equal(payload.ok, true);
+      assert.equal(payload.data.tmux.running, true);
+    } finally {
+      await client.close();
+    }
+    assert.match(stderr, /^tmux-mcp: bound to .*; tools: .*tmux_capabilities/);
+  }));
