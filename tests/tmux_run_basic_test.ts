@@ -2,7 +2,15 @@
 // outputs, the receipt, and the shell's cwd and exported environment without any persistence.
 import assert from "node:assert/strict";
 import { sha256Hex } from "../lib/ids.ts";
-import { type Lab, type Session, typeInto, waitForPrompt, withLab, withServer } from "./harness.ts";
+import {
+  type Lab,
+  type Session,
+  typeInto,
+  waitFor,
+  waitForPrompt,
+  withLab,
+  withServer,
+} from "./harness.ts";
 
 export const ENROLL_FIRST_PANE = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
 
@@ -117,5 +125,33 @@ Deno.test(
     const result = await s.run("cat; echo done");
     assert.equal(result.data.stdout.data, "done\n");
     assert.equal(result.data.completion.exit_status, 0);
+  }),
+);
+
+Deno.test(
+  "progress is reported while the shell is busy and while the script runs",
+  enrolled(async (lab, s) => {
+    await typeInto(lab, "sleep 1", true);
+    await waitFor(
+      "the shell to be busy",
+      async () =>
+        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
+          "sleep",
+    );
+    const messages: string[] = [];
+    const result = await s.client.callTool(
+      {
+        name: "tmux_run",
+        arguments: {
+          target: { kind: "pane", id: lab.pane, generation: s.generation },
+          script: "echo done",
+        },
+      },
+      undefined,
+      { onprogress: (p: { message?: string }) => messages.push(p.message ?? "") },
+    );
+    assert.equal(result.isError, false);
+    assert.ok(messages.includes("waiting for the shell to be idle at its prompt"), messages.join());
+    assert.ok(messages.includes("the script is running"), messages.join());
   }),
 );

@@ -20,6 +20,7 @@ export const MAX_OUTPUT_LIMIT = 262144;
 export const MAX_CONCURRENT_RUNS = 8;
 /** How long a cancelled or timed-out run waits for the helper to confirm the kill. */
 const STOP_CONFIRM_MS = 3000;
+const PROGRESS_INTERVAL_MS = 1000;
 
 type RunInput = {
   target: { kind: "pane"; id: string; generation: string };
@@ -93,7 +94,13 @@ async function run(context: ServerContext, input: RunInput, extra: ToolExtra) {
   const interrupt = AbortSignal.any([extra.signal, deadline]);
   const interruption = (): Interruption => extra.signal.aborted ? "cancelled" : "deadline";
   try {
-    return await prepareAndRun(context, shell, slot, input, script, interrupt, interruption);
+    const during = progressReporter(extra.progress);
+    return await prepareAndRun(
+      context,
+      shell,
+      slot,
+      { input, script, interrupt, interruption, during },
+    );
   } finally {
     // R — retire: free both slots whatever happened.
     if (shell.run === slot) shell.run = null;
@@ -101,14 +108,19 @@ async function run(context: ServerContext, input: RunInput, extra: ToolExtra) {
   }
 }
 
+type RunRequest = {
+  input: RunInput;
+  script: Uint8Array;
+  interrupt: AbortSignal;
+  interruption: () => Interruption;
+  during: <T>(message: string, step: () => Promise<T>) => Promise<T>;
+};
+
 async function prepareAndRun(
   context: ServerContext,
   shell: EnrolledShell,
   slot: RunSlot,
-  input: RunInput,
-  script: Uint8Array,
-  interrupt: AbortSignal,
-  interruption: () => Interruption,
+  { input, script, interrupt, interruption, during }: RunRequest,
 ): Promise<ToolPayload> {
   if (!await isSameProcess(shell.identity)) {
     shell.discard();
@@ -119,7 +131,10 @@ async function prepareAndRun(
   await shell.sendLine(`R ${slot.runId} ${token} ${digest}`);
 
   // The request waits in the shell's channel until ZLE is idle; a busy shell just doesn't answer.
-  const ready = await nextEvent(slot, interrupt, interruption, null);
+  const ready = await during(
+    "waiting for the shell to be idle at its prompt",
+    () => nextEvent(slot, interrupt, interruption, null),
+  );
   if (ready.kind === "busy") {
     throw new RunFailure(
       "unsupported",
@@ -174,7 +189,10 @@ async function prepareAndRun(
     },
     script,
   );
-  const done = await nextEvent(slot, interrupt, interruption, { shell, receipt, context });
+  const done = await during(
+    "the script is running",
+    () => nextEvent(slot, interrupt, interruption, { shell, receipt, context }),
+  );
   if (done.kind === "gone") {
     throw new RunFailure(
       "closed",
@@ -227,6 +245,24 @@ async function prepareAndRun(
         receipt,
       );
   }
+}
+
+/**
+ * Reports progress while a step waits, when the client asked for it: once when the step
+ * starts, then every second, with a count that keeps rising across steps.
+ */
+function progressReporter(progress: ToolExtra["progress"]) {
+  let count = 0;
+  return async <T>(message: string, step: () => Promise<T>): Promise<T> => {
+    if (!progress) return await step();
+    progress(++count, message);
+    const timer = setInterval(() => progress(++count, message), PROGRESS_INTERVAL_MS);
+    try {
+      return await step();
+    } finally {
+      clearInterval(timer);
+    }
+  };
 }
 
 /**
