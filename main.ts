@@ -7,6 +7,8 @@ import { VERSION } from "./lib/version.ts";
 const USAGE = `tmux-mcp ${VERSION}: an MCP server for tmux (stdio)
 
 usage: tmux-mcp [options]            serve MCP on stdin/stdout
+       tmux-mcp demo                 show tmux_run end to end in a private tmux server
+       tmux-mcp smoke [--script S]   CI smoke check: one JSON line, exit 0 if S exited 0
 
 options:
   --socket PATH | --socket-name NAME   the tmux server (default: $LIBTMUX_SOCKET, else tmux's default)
@@ -39,6 +41,10 @@ async function main(args: string[]): Promise<number> {
   if (parsed.command === "version") {
     console.log(`tmux-mcp ${VERSION}`);
     return 0;
+  }
+  if (parsed.command === "demo") return await (await import("./lib/demo.ts")).runDemo();
+  if (parsed.command === "smoke") {
+    return await (await import("./lib/smoke.ts")).runSmoke(parsed.script);
   }
   if (parsed.command !== "serve") {
     console.error("tmux-mcp: unknown command (see --help)");

@@ -28,7 +28,12 @@ export type Config = {
 
 export class UsageError extends Error {}
 
-export type ParsedCommandLine = { command: string; config: Config; rest: string[] } | {
+export type ParsedCommandLine = {
+  command: string;
+  config: Config;
+  rest: string[];
+  script?: string;
+} | {
   command: "help" | "version";
 };
 
@@ -41,6 +46,7 @@ const OPTIONS = {
   "enrollment-timeout": { type: "string" },
   "run-timeout": { type: "string" },
   "max-response-bytes": { type: "string" },
+  script: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -125,5 +131,10 @@ export function parseCommandLine(
     waitMaxSeconds: boundedInteger(waitMax, "LIBTMUX_MCP_WAIT_MAX_SECONDS", 1, 120) ??
       DEFAULT_WAIT_MAX_SECONDS,
   };
-  return { command: positionals[0] ?? "serve", config, rest: positionals.slice(1) };
+  return {
+    command: positionals[0] ?? "serve",
+    config,
+    rest: positionals.slice(1),
+    script: values.script,
+  };
 }

@@ -18,8 +18,12 @@ export type { RequestHandlerExtra } from "npm:@modelcontextprotocol/sdk@1.32.2/s
 export type {
   CallToolRequest,
   CallToolResult,
+  GetPromptRequest,
+  ReadResourceRequest,
   ServerNotification,
   ServerRequest,
   Tool,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";
+export { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+export { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";

@@ -7,110 +7,44 @@ import type { Config } from "../lib/config.ts";
 import { randomHex } from "../lib/ids.ts";
 import { defaultHelperCommand, type RunningServer, startServer } from "../lib/server.ts";
 import type { RunHooks } from "../lib/server_context.ts";
-import { runTmux, socketPath, type TmuxClient } from "../lib/tmux.ts";
+import { socketPath } from "../lib/tmux.ts";
+import {
+  labZshCommand,
+  openLab,
+  type PrivateLab,
+  sourceInPane,
+  waitFor,
+  waitForPromptIn,
+} from "../lib/private_lab.ts";
 import { isValid, schemas, validationErrors } from "../lib/schemas.ts";
 import assert from "node:assert/strict";
 
-export const MAIN_MODULE = new URL("../main.ts", import.meta.url).href;
-const CLEAN_PATH = "/usr/local/bin:/usr/bin:/bin";
+export type Lab = PrivateLab;
+export { waitFor };
 
-export type Lab = {
-  dir: string;
-  tmux: TmuxClient;
-  socketName: string;
-  pane: string;
-  tmuxCmd: (...args: string[]) => Promise<string>;
-};
-
-/** Polls `condition` until it holds; fails with `what` after `ms`. */
-export async function waitFor<T>(
-  what: string,
-  condition: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  ms = 10_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  while (true) {
-    const value = await condition();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** A private tmux server with one zsh pane at an idle prompt. */
+/** A private tmux server with one zsh pane at an idle prompt, checked for leftovers after. */
 export async function withLab(fn: (lab: Lab) => Promise<void>, zshrc = ""): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-" });
-  const socketName = `tmux-mcp-test-${randomHex(6)}`;
-  const tmux: TmuxClient = { bin: "tmux", socket: { kind: "name", name: socketName } };
-  const tmuxCmd = async (...args: string[]) => {
-    const result = await runTmux(tmux, args);
-    if (result.code !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
-    return result.stdout.trim();
-  };
-  await Deno.mkdir(`${dir}/zdotdir`);
-  await Deno.mkdir(`${dir}/home`);
-  await Deno.writeTextFile(`${dir}/zdotdir/.zshrc`, `PROMPT='lab%# '\n${zshrc}\n`);
+  const lab = await openLab({ prefix: "tmux-mcp-test", zshrc });
   let helperPids: number[] = [];
   try {
-    const started = await new Deno.Command("tmux", {
-      args: [
-        "-L",
-        socketName,
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-x",
-        "160",
-        "-y",
-        "40",
-        "--",
-        ...zshCommand(dir),
-      ],
-      clearEnv: true,
-      env: { PATH: CLEAN_PATH, HOME: `${dir}/home`, TERM: "xterm-256color", LANG: "C.UTF-8" },
-    }).output();
-    assert.equal(started.code, 0, "tmux new-session failed");
-    const pane = await tmuxCmd("display-message", "-p", "-t", "$0", "#{pane_id}");
-    await waitForPrompt({ tmuxCmd, pane });
-    await fn({ dir, tmux, socketName, pane, tmuxCmd });
-    helperPids = await helperProcessesUnder(tmuxCmd).catch(() => []);
+    await fn(lab);
+    helperPids = await helperProcessesUnder(lab.tmuxCmd).catch(() => []);
   } finally {
-    await runTmux(tmux, ["kill-server"]).catch(() => {});
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await lab.close();
   }
-  // kill-server leaves the socket file; the server is gone once nothing answers on it.
-  await waitFor("the tmux server to exit", async () => {
-    const probe = await runTmux(tmux, ["list-sessions"]);
-    return probe.code !== 0 && !/sessions?/.test(probe.stdout);
-  });
-  await Deno.remove(socketPath(tmux.socket)).catch(() => {});
-  await assert.rejects(Deno.lstat(socketPath(tmux.socket)), "the tmux socket is left behind");
-  await assert.rejects(Deno.lstat(dir), "the test directory is left behind");
+  await assert.rejects(Deno.lstat(socketPath(lab.tmux.socket)), "the tmux socket is left behind");
+  await assert.rejects(Deno.lstat(lab.dir), "the test directory is left behind");
   for (const pid of helperPids) {
     await waitFor("the helper process to exit", async () => !await processExists(pid));
   }
 }
 
 export function zshCommand(dir: string): string[] {
-  return [
-    "env",
-    "-i",
-    `PATH=${CLEAN_PATH}`,
-    `HOME=${dir}/home`,
-    `ZDOTDIR=${dir}/zdotdir`,
-    "TERM=xterm-256color",
-    "LANG=C.UTF-8",
-    "zsh",
-    "-i",
-  ];
+  return labZshCommand(dir);
 }
 
 export async function waitForPrompt(lab: Pick<Lab, "tmuxCmd" | "pane">): Promise<void> {
-  await waitFor("the zsh prompt", async () => {
-    const screen = await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
-    return screen.split("\n").filter((l) => l !== "").at(-1) === "lab#";
-  });
+  await waitForPromptIn(lab.tmuxCmd, lab.pane);
 }
 
 async function helperProcessesUnder(tmuxCmd: Lab["tmuxCmd"]): Promise<number[]> {
@@ -193,8 +127,7 @@ export async function withServer(
     return payload;
   };
   const enroll = async (pane = lab.pane) => {
-    await lab.tmuxCmd("send-keys", "-t", pane, "-l", `source ${setupFile}`);
-    await lab.tmuxCmd("send-keys", "-t", pane, "Enter");
+    await sourceInPane(lab, setupFile, pane);
     await waitFor("the pane to be enrolled", () => server.context.enrollments?.shells.has(pane))
       .catch(async (error) => {
         const screen = await lab.tmuxCmd("capture-pane", "-p", "-t", pane);

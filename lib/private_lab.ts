@@ -1,0 +1,135 @@
+// A private tmux server with one clean zsh pane, for the demo, the CI smoke check, the tests and
+// the benchmark. It never touches the person's own tmux: a unique -L socket, -f /dev/null, a
+// ZDOTDIR in a temp dir and a minimal environment; close() kills that server and removes the
+// socket file tmux leaves behind and the temp dir.
+import { randomHex } from "./ids.ts";
+import { runTmux, socketPath, type TmuxClient } from "./tmux.ts";
+
+export const LAB_PROMPT = "lab# ";
+const LAB_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+export type PrivateLab = {
+  dir: string;
+  socketName: string;
+  tmux: TmuxClient;
+  pane: string;
+  tmuxCmd: (...args: string[]) => Promise<string>;
+  waitForPrompt: (pane?: string) => Promise<boolean>;
+  close: () => Promise<void>;
+};
+
+/** Polls `condition` every 20 ms until it holds; throws naming `what` after `ms`. */
+export async function waitFor<T>(
+  what: string,
+  condition: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  ms = 10_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  while (true) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The lab's zsh: interactive, ZDOTDIR in the lab, and nothing else from our environment. */
+export function labZshCommand(dir: string): string[] {
+  return [
+    "env",
+    "-i",
+    `PATH=${LAB_PATH}`,
+    `HOME=${dir}/home`,
+    `ZDOTDIR=${dir}/zdotdir`,
+    "TERM=xterm-256color",
+    "LANG=C.UTF-8",
+    "zsh",
+    "-i",
+  ];
+}
+
+export function waitForPromptIn(
+  tmuxCmd: (...args: string[]) => Promise<string>,
+  pane: string,
+): Promise<boolean> {
+  return waitFor("the zsh prompt", async () => {
+    const screen = await tmuxCmd("capture-pane", "-p", "-t", pane);
+    return screen.split("\n").filter((l) => l !== "").at(-1) === LAB_PROMPT.trimEnd();
+  });
+}
+
+export async function openLab(
+  options: { prefix?: string; zshrc?: string; tmuxBin?: string } = {},
+): Promise<PrivateLab> {
+  const prefix = options.prefix ?? "tmux-mcp-lab";
+  const dir = await Deno.makeTempDir({ prefix: `${prefix}-` });
+  const socketName = `${prefix}-${randomHex(6)}`;
+  const tmux: TmuxClient = {
+    bin: options.tmuxBin ?? "tmux",
+    socket: { kind: "name", name: socketName },
+  };
+  const tmuxCmd = async (...args: string[]) => {
+    const result = await runTmux(tmux, args);
+    if (result.code !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr.trim()}`);
+    return result.stdout.trim();
+  };
+  const waitForPrompt = (pane = lab.pane) => waitForPromptIn(tmuxCmd, pane);
+  const close = async () => {
+    await runTmux(tmux, ["kill-server"]).catch(() => {});
+    // kill-server leaves the socket file; the server is gone once nothing answers on it.
+    await waitFor("the private tmux server to exit", async () => {
+      const probe = await runTmux(tmux, ["list-sessions"]);
+      return probe.code !== 0;
+    });
+    await Deno.remove(socketPath(tmux.socket)).catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  };
+  const lab: PrivateLab = {
+    dir,
+    socketName,
+    tmux,
+    pane: "",
+    tmuxCmd,
+    waitForPrompt,
+    close,
+  };
+  try {
+    await Deno.mkdir(`${dir}/zdotdir`);
+    await Deno.mkdir(`${dir}/home`);
+    await Deno.writeTextFile(
+      `${dir}/zdotdir/.zshrc`,
+      `PROMPT='${LAB_PROMPT}'\n${options.zshrc ?? ""}\n`,
+    );
+    const started = await new Deno.Command(tmux.bin, {
+      args: [
+        "-L",
+        socketName,
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-x",
+        "160",
+        "-y",
+        "40",
+        "--",
+        ...labZshCommand(dir),
+      ],
+      clearEnv: true,
+      env: { PATH: LAB_PATH, HOME: `${dir}/home`, TERM: "xterm-256color", LANG: "C.UTF-8" },
+    }).output();
+    if (started.code !== 0) throw new Error("tmux new-session failed");
+    lab.pane = await tmuxCmd("display-message", "-p", "-t", "$0", "#{pane_id}");
+    await waitForPrompt();
+    return lab;
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Types `source FILE` into the pane, as the person lending it would. */
+export async function sourceInPane(lab: PrivateLab, setupFile: string, pane = lab.pane) {
+  await lab.tmuxCmd("send-keys", "-t", pane, "-l", `source ${setupFile}`);
+  await lab.tmuxCmd("send-keys", "-t", pane, "Enter");
+}
