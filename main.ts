@@ -7,6 +7,8 @@ import { VERSION } from "./lib/version.ts";
 const USAGE = `tmux-mcp ${VERSION}: an MCP server for tmux (stdio)
 
 usage: tmux-mcp [options]            serve MCP on stdin/stdout
+       eval "$(tmux-mcp enroll [--server PID])"   lend this pane to a running server
+       eval "$(tmux-mcp leave)"      take this pane back
        tmux-mcp demo                 show tmux_run end to end in a private tmux server
        tmux-mcp smoke [--script S]   CI smoke check: one JSON line, exit 0 if S exited 0
 
@@ -40,6 +42,13 @@ async function main(args: string[]): Promise<number> {
   }
   if (parsed.command === "version") {
     console.log(`tmux-mcp ${VERSION}`);
+    return 0;
+  }
+  if (parsed.command === "enroll") {
+    return await (await import("./lib/in_pane.ts")).runEnroll(parsed.server);
+  }
+  if (parsed.command === "leave") {
+    console.log((await import("./lib/in_pane.ts")).leaveLine());
     return 0;
   }
   if (parsed.command === "demo") return await (await import("./lib/demo.ts")).runDemo();

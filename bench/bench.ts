@@ -48,22 +48,18 @@ async function startLab(): Promise<Lab> {
     if (result.code !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
     return result.stdout.trim();
   };
-  await Deno.mkdir(`${dir}/zdotdir`);
-  await Deno.mkdir(`${dir}/home`);
-  await Deno.writeTextFile(`${dir}/zdotdir/.zshrc`, "PROMPT='lab%# '\n");
-  await tmuxCmd(
-    "-f",
-    "/dev/null",
-    "new-session",
-    "-d",
-    "-x",
-    "160",
-    "-y",
-    "40",
-    "--",
-    ...zshCommand(dir),
-  );
-  return { dir, socketName, tmux, tmuxCmd };
+  const lab = { dir, socketName, tmux, tmuxCmd };
+  try {
+    await Deno.mkdir(`${dir}/zdotdir`);
+    await Deno.mkdir(`${dir}/home`);
+    await Deno.writeTextFile(`${dir}/zdotdir/.zshrc`, "PROMPT='lab%# '\n");
+    const size = ["-x", "160", "-y", "40"];
+    await tmuxCmd("-f", "/dev/null", "new-session", "-d", ...size, "--", ...zshCommand(dir));
+  } catch (error) {
+    await stopLab(lab);
+    throw error;
+  }
+  return lab;
 }
 
 /** The pane of the first window plus `extra` new windows, each a zsh at its prompt. */
@@ -132,11 +128,20 @@ async function enroll(lab: Lab, mcp: Mcp, panes: string[]): Promise<void> {
     await lab.tmuxCmd("send-keys", "-t", pane, "-l", `source ${file}`);
     await lab.tmuxCmd("send-keys", "-t", pane, "Enter");
   }
+  let missing = panes;
   await waitFor("every pane to be enrolled", async () => {
     const capabilities = await mcp.call("tmux_capabilities");
     const enrolled = new Set(capabilities.data.enrolled_panes.map((p: Payload) => p.pane_id));
-    return panes.every((pane) => enrolled.has(pane));
-  }, 60_000);
+    missing = panes.filter((pane) => !enrolled.has(pane));
+    return missing.length === 0;
+  }, 60_000).catch(async (error) => {
+    const screens = await Promise.all(
+      missing.map(async (pane) =>
+        `${pane}:\n${await lab.tmuxCmd("capture-pane", "-p", "-t", pane)}`
+      ),
+    );
+    throw new Error(`${error.message}; the panes not enrolled show:\n${screens.join("\n")}`);
+  });
   for (const pane of panes) await waitForPrompt({ tmuxCmd: lab.tmuxCmd, pane });
 }
 
@@ -157,7 +162,7 @@ async function measure(
   runs: number,
   once: (i: number) => Promise<void>,
   between?: (i: number) => Promise<void>,
-) {
+): Promise<number[]> {
   const durations: number[] = [];
   for (let i = -WARMUP; i < runs; i++) {
     const start = performance.now();
@@ -216,7 +221,7 @@ async function benchBigOutput(mcp: Mcp, pane: string): Promise<number[]> {
 /** Concurrent runs on every enrolled pane, then the server's high-water mark of resident memory. */
 async function peakRssMiB(mcp: Mcp, panes: string[]): Promise<number> {
   const limits = { stdout_limit: BIG_BYTES, stderr_limit: BIG_BYTES };
-  for (let round = 0; round < 3; round++) {
+  for (let pass = 0; pass < 3; pass++) {
     await Promise.all(panes.map((pane) => tmuxRun(mcp, pane, "true")));
     await Promise.all(panes.map((pane) => tmuxRun(mcp, pane, BIG_SCRIPT, limits)));
   }

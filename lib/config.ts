@@ -33,6 +33,7 @@ export type ParsedCommandLine = {
   config: Config;
   rest: string[];
   script?: string;
+  server?: string;
 } | {
   command: "help" | "version";
 };
@@ -47,6 +48,7 @@ const OPTIONS = {
   "run-timeout": { type: "string" },
   "max-response-bytes": { type: "string" },
   script: { type: "string" },
+  server: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -136,5 +138,6 @@ export function parseCommandLine(
     config,
     rest: positionals.slice(1),
     script: values.script,
+    server: values.server,
   };
 }

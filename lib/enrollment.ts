@@ -92,7 +92,13 @@ export type EnrollmentOptions = {
   helperCommand: string[];
   helperScript: string;
   lifetimeSeconds: number;
+  /** The tmux socket this server is bound to, published for `tmux-mcp enroll` to find it. */
+  tmuxSocketPath: string;
 };
+
+/** What a running server publishes in its private directory for in-pane enrollment. */
+export type ServerRecord = { pid: number; tmux_socket: string };
+export const SERVER_RECORD = "server.json";
 
 export class Enrollments {
   readonly shells = new Map<string, EnrolledShell>();
@@ -117,6 +123,8 @@ export class Enrollments {
     );
     this.#listener = Deno.listen({ transport: "unix", path: this.channelPath });
     this.#acceptLoop(this.#listener);
+    const record: ServerRecord = { pid: Deno.pid, tmux_socket: this.#options.tmuxSocketPath };
+    await writeExclusive(`${this.#options.directory}/${SERVER_RECORD}`, JSON.stringify(record));
   }
 
   /** Writes the one-line setup file a person sources in pane `paneId`. */
@@ -196,6 +204,7 @@ export class Enrollments {
       cancel: () => reader.cancel(),
     });
     if (first.value[0] === 0x45) await this.#enrollShell(conn, readLines(rest));
+    else if (first.value[0] === 0x49) await this.#inviteFromPane(conn, readLines(rest));
     else await this.#greetHelper(conn, readFrames(rest));
   }
 
@@ -239,6 +248,36 @@ export class Enrollments {
       clearTimeout(timer);
       this.#helloArrived.removeEventListener(token, onHello);
     }
+  }
+
+  /**
+   * `tmux-mcp enroll`, typed in a pane, asks for an invitation for that pane ("I %N"). The
+   * answer is only a setup file: the pane is enrolled when its own root shell sources it, with
+   * every check of a setup file written at startup.
+   */
+  async #inviteFromPane(conn: Deno.UnixConn, lines: AsyncGenerator<string>): Promise<void> {
+    const writer = conn.writable.getWriter();
+    const reply = async (line: string) => {
+      await writer.write(new TextEncoder().encode(line + "\n")).catch(() => {});
+      closeQuietly(conn);
+    };
+    const first = await lines.next();
+    const paneId = first.done ? null : /^I (%\d+)$/.exec(first.value)?.[1];
+    if (!paneId) return reply("NO bad-request");
+    if (!this.#options.tmuxSupported) return reply("NO tmux-too-old");
+    if (this.shells.has(paneId)) return reply("NO already-enrolled");
+    if (this.#invitations.size >= MAX_ENROLLMENTS) return reply("NO busy");
+    const pane = await runTmux(this.#options.tmux, [
+      "display-message",
+      "-p",
+      "-t",
+      paneId,
+      "#{pane_id}",
+    ]);
+    if (pane.code !== 0 || pane.stdout.trim() !== paneId) return reply("NO no-pane");
+    const setupPath = `${this.#options.directory}/invite-${randomHex(8)}`;
+    await this.invite(paneId, setupPath);
+    await reply(`OK ${setupPath}`);
   }
 
   async #enrollShell(conn: Deno.UnixConn, lines: AsyncGenerator<string>): Promise<void> {

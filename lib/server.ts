@@ -104,6 +104,7 @@ export async function startServer(
         helperCommand: options.helperCommand ?? defaultHelperCommand(),
         helperScript,
         lifetimeSeconds: config.enrollmentSeconds,
+        tmuxSocketPath: socketPath(tmux.socket),
       });
       await context.enrollments.open();
       for (const { paneId, file } of config.enrollPanes) {

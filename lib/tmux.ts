@@ -28,11 +28,14 @@ export function socketArgs(socket: SocketChoice): string[] {
   return [];
 }
 
-export async function runTmux(
+export type RawTmuxResult = { code: number; stdout: Uint8Array; stderr: string };
+
+/** Like runTmux, with stdout as the exact bytes tmux wrote (captures must not lose any). */
+export async function runTmuxRaw(
   client: TmuxClient,
   args: string[],
   signal?: AbortSignal,
-): Promise<TmuxResult> {
+): Promise<RawTmuxResult> {
   const output = await new Deno.Command(client.bin, {
     args: [...socketArgs(client.socket), ...args],
     env: tmuxEnvironment(),
@@ -42,12 +45,20 @@ export async function runTmux(
     stderr: "piped",
     signal,
   }).output();
-  const decoder = new TextDecoder();
   return {
     code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
+    stdout: output.stdout,
+    stderr: new TextDecoder().decode(output.stderr),
   };
+}
+
+export async function runTmux(
+  client: TmuxClient,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<TmuxResult> {
+  const raw = await runTmuxRaw(client, args, signal);
+  return { code: raw.code, stdout: new TextDecoder().decode(raw.stdout), stderr: raw.stderr };
 }
 
 /** Where tmux puts the socket for this choice, as tmux itself computes it. */

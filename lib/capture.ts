@@ -1,0 +1,243 @@
+// Reading what a pane shows, and what it showed since some earlier moment. tmux numbers lines
+// only relative to a history that it trims and clears, so "since" is a position in the grid
+// (history size + cursor row, and the cursor column) checked against the text just before it:
+// when that text has moved we find it again, and when it is gone we say lines may be missed
+// rather than guess. Cursors carry all of this, so they are stateless and survive between calls.
+import type { TmuxClient } from "./tmux.ts";
+import { NOT_FOUND, tmuxCallRaw, type TmuxOutcome } from "./targets.ts";
+
+export const DEFAULT_MAX_LINES = 1000;
+export const MAX_LINES = 10000;
+export const MAX_TEXT_BYTES = 256 * 1024;
+const ANCHOR_LINES = 3;
+
+export type Snapshot = {
+  paneId: string;
+  panePid: number;
+  dead: boolean;
+  historySize: number;
+  cursorX: number;
+  cursorY: number;
+  lines: string[];
+  /** True when tmux wrote bytes that are not UTF-8; they appear as `\xNN`, and `\` as `\\`. */
+  escaped: boolean;
+};
+
+export type Cursor = {
+  paneId: string;
+  panePid: number;
+  line: number;
+  column: number;
+  anchor: string[];
+};
+
+/** One tmux invocation, so the position and the text describe the same instant. */
+export async function snapshot(
+  client: TmuxClient,
+  paneId: string,
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<Snapshot>> {
+  const out = await tmuxCallRaw(client, [
+    "display-message",
+    "-p",
+    "-t",
+    paneId,
+    "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y}",
+    ";",
+    "capture-pane",
+    "-p",
+    "-t",
+    paneId,
+    "-S",
+    "-",
+    "-E",
+    "-",
+  ], signal);
+  if (!out.ok) return out;
+  const newline = out.value.indexOf(10);
+  const header = new TextDecoder().decode(out.value.subarray(0, newline)).split(" ");
+  if (header[0] !== paneId) return { ok: false, payload: NOT_FOUND };
+  const { text, escaped } = decodeCapture(out.value.subarray(newline + 1));
+  const lines = text.replace(/\n$/, "").split("\n");
+  return {
+    ok: true,
+    value: {
+      paneId,
+      panePid: Number(header[1]),
+      dead: header[2] === "1",
+      historySize: Number(header[3]),
+      cursorX: Number(header[4]),
+      cursorY: Number(header[5]),
+      lines,
+      escaped,
+    },
+  };
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** UTF-8 as is; otherwise every byte that is not part of valid UTF-8 becomes `\xNN`. */
+export function decodeCapture(bytes: Uint8Array): { text: string; escaped: boolean } {
+  try {
+    return { text: strictUtf8.decode(bytes), escaped: false };
+  } catch {
+    let text = "";
+    let i = 0;
+    while (i < bytes.length) {
+      const length = bytes[i] < 0x80 ? 1 : bytes[i] >= 0xf0 ? 4 : bytes[i] >= 0xe0 ? 3 : 2;
+      let char: string | null = null;
+      try {
+        char = strictUtf8.decode(bytes.subarray(i, i + length));
+      } catch {
+        char = null;
+      }
+      if (char === null) {
+        text += `\\x${bytes[i].toString(16).padStart(2, "0")}`;
+        i += 1;
+      } else {
+        text += char === "\\" ? "\\\\" : char;
+        i += length;
+      }
+    }
+    return { text, escaped: true };
+  }
+}
+
+/** Terminal cells taken by a character: wide East Asian and emoji take two. */
+function cellWidth(char: string): number {
+  const code = char.codePointAt(0) ?? 0;
+  if (
+    (code >= 0x1100 && code <= 0x115f) || (code >= 0x2e80 && code <= 0xa4cf) ||
+    (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xfe30 && code <= 0xfe4f) || (code >= 0xff00 && code <= 0xff60) ||
+    (code >= 0xffe0 && code <= 0xffe6) || (code >= 0x1f300 && code <= 0x1faff) ||
+    (code >= 0x20000 && code <= 0x3fffd)
+  ) return 2;
+  return 1;
+}
+
+/** The part of `line` left of terminal column `column`. */
+function leftOfColumn(line: string, column: number): string {
+  let cells = 0;
+  let end = 0;
+  for (const char of line) {
+    if (cells >= column) break;
+    cells += cellWidth(char);
+    end += char.length;
+  }
+  return line.slice(0, end);
+}
+
+export function cursorAt(shot: Snapshot): Cursor {
+  const line = shot.historySize + shot.cursorY;
+  const prefix = leftOfColumn(shot.lines[line] ?? "", shot.cursorX);
+  const before = shot.lines.slice(Math.max(0, line - ANCHOR_LINES), line);
+  return {
+    paneId: shot.paneId,
+    panePid: shot.panePid,
+    line,
+    column: prefix.length,
+    anchor: [...before, prefix],
+  };
+}
+
+function anchorMatches(lines: string[], line: number, anchor: string[]): boolean {
+  const before = anchor.slice(0, -1);
+  const first = line - before.length;
+  if (first < 0 || line >= lines.length) return false;
+  for (let i = 0; i < before.length; i++) {
+    if (lines[first + i] !== before[i]) return false;
+  }
+  return lines[line].startsWith(anchor.at(-1) ?? "");
+}
+
+export type Since = {
+  /** Lines from the cursor to the current cursor row; the first starts at the cursor column. */
+  lines: string[];
+  linesMissed: boolean;
+  reason: "respawned" | "history_changed" | null;
+};
+
+/** What arrived after `cursor`, located again if history was trimmed since. */
+export function since(shot: Snapshot, cursor: Cursor): Since {
+  const end = shot.historySize + shot.cursorY;
+  const all = shot.lines.slice(0, end + 1);
+  if (shot.panePid !== cursor.panePid) {
+    return { lines: all, linesMissed: true, reason: "respawned" };
+  }
+  let found = -1;
+  for (let line = Math.min(cursor.line, end); line >= 0; line--) {
+    if (anchorMatches(shot.lines, line, cursor.anchor)) {
+      found = line;
+      break;
+    }
+  }
+  if (found < 0) return { lines: all, linesMissed: true, reason: "history_changed" };
+  const lines = shot.lines.slice(found, end + 1);
+  lines[0] = lines[0].slice(cursor.column);
+  return { lines, linesMissed: false, reason: null };
+}
+
+const CURSOR_PREFIX = "c1.";
+
+export function encodeCursor(cursor: Cursor): string {
+  const json = new TextEncoder().encode(JSON.stringify(cursor));
+  return CURSOR_PREFIX + json.toBase64({ alphabet: "base64url", omitPadding: true });
+}
+
+export function decodeCursor(text: string): Cursor | null {
+  if (!text.startsWith(CURSOR_PREFIX)) return null;
+  try {
+    const bytes = Uint8Array.fromBase64(text.slice(CURSOR_PREFIX.length), {
+      alphabet: "base64url",
+    });
+    const value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    const ok = typeof value === "object" && value !== null &&
+      typeof value.paneId === "string" && /^%\d+$/.test(value.paneId) &&
+      Number.isInteger(value.panePid) && Number.isInteger(value.line) && value.line >= 0 &&
+      Number.isInteger(value.column) && value.column >= 0 && Array.isArray(value.anchor) &&
+      value.anchor.length >= 1 && value.anchor.length <= ANCHOR_LINES + 1 &&
+      value.anchor.every((line: unknown) => typeof line === "string");
+    return ok
+      ? {
+        paneId: value.paneId,
+        panePid: value.panePid,
+        line: value.line,
+        column: value.column,
+        anchor: value.anchor,
+      }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+export type BoundedText = {
+  text: string;
+  /** "utf-8", or "utf-8-escaped" when the pane held bytes that are not UTF-8 (see Snapshot). */
+  encoding: "utf-8" | "utf-8-escaped";
+  truncated_lines: number;
+  truncated_bytes: number;
+};
+
+/** Keeps the tail within `maxLines` and MAX_TEXT_BYTES, and says how much it cut. */
+export function bounded(lines: string[], maxLines: number, escaped = false): BoundedText {
+  let kept = lines;
+  while (kept.length > 1 && kept.at(-1) === "") kept = kept.slice(0, -1);
+  const cutLines = Math.max(0, kept.length - maxLines);
+  kept = kept.slice(cutLines);
+  let text = kept.join("\n");
+  const bytes = new TextEncoder().encode(text);
+  let cutBytes = 0;
+  if (bytes.length > MAX_TEXT_BYTES) {
+    cutBytes = bytes.length - MAX_TEXT_BYTES;
+    while (cutBytes < bytes.length && (bytes[cutBytes] & 0xc0) === 0x80) cutBytes++;
+    text = new TextDecoder().decode(bytes.subarray(cutBytes));
+  }
+  return {
+    text,
+    encoding: escaped ? "utf-8-escaped" : "utf-8",
+    truncated_lines: cutLines,
+    truncated_bytes: cutBytes,
+  };
+}

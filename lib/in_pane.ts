@@ -1,0 +1,101 @@
+// Lending the pane you are in without restarting the server: `eval "$(tmux-mcp enroll)"`
+// finds the running server that has tmux_run enabled and is bound to this pane's tmux server,
+// asks it for an invitation for $TMUX_PANE, and prints the `source` line. All three opt-in
+// layers stay: only such a server publishes itself, and the invitation enrolls nothing until
+// this pane's own root shell sources it.
+import { SERVER_RECORD, type ServerRecord } from "./enrollment.ts";
+import { privateBaseDirectory } from "./rendezvous.ts";
+
+const REFUSALS: Record<string, string> = {
+  "tmux-too-old": "tmux 3.3 or newer is required",
+  "already-enrolled": "this pane is already enrolled",
+  "busy": "the server has too many pending invitations; try again in a minute",
+  "no-pane": "the server cannot see this pane",
+};
+
+async function realPath(path: string): Promise<string> {
+  return await Deno.realPath(path).catch(() => path);
+}
+
+async function isRunning(pid: number): Promise<boolean> {
+  return await Deno.stat(`/proc/${pid}`).then(() => true, () => false);
+}
+
+/** Servers with tmux_run enabled that are bound to the tmux server at `socket`. */
+async function serversFor(socket: string): Promise<{ pid: number; channel: string }[]> {
+  const base = await privateBaseDirectory();
+  const wanted = await realPath(socket);
+  const found: { pid: number; channel: string }[] = [];
+  for await (const entry of Deno.readDir(base)) {
+    if (!entry.isDirectory || !entry.name.startsWith("server-")) continue;
+    try {
+      const record: ServerRecord = JSON.parse(
+        await Deno.readTextFile(`${base}/${entry.name}/${SERVER_RECORD}`),
+      );
+      if (await realPath(record.tmux_socket) !== wanted || !await isRunning(record.pid)) continue;
+      found.push({ pid: record.pid, channel: `${base}/${entry.name}/channel` });
+    } catch {
+      // A server starting up or shutting down: not one to ask.
+    }
+  }
+  return found;
+}
+
+async function askForInvitation(channel: string, paneId: string): Promise<string> {
+  const conn = await Deno.connect({ transport: "unix", path: channel });
+  try {
+    await conn.write(new TextEncoder().encode(`I ${paneId}\n`));
+    let reply = "";
+    for await (const chunk of conn.readable) {
+      reply += new TextDecoder().decode(chunk);
+      if (reply.includes("\n")) break;
+    }
+    return reply.trim();
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // The server closes first after answering.
+    }
+  }
+}
+
+export async function runEnroll(serverPid?: string): Promise<number> {
+  const tmux = Deno.env.get("TMUX");
+  const paneId = Deno.env.get("TMUX_PANE");
+  if (!tmux || !paneId) {
+    console.error("tmux-mcp: run this inside the tmux pane you want to lend");
+    return 1;
+  }
+  let servers = await serversFor(tmux.split(",")[0]);
+  if (serverPid !== undefined) servers = servers.filter((s) => String(s.pid) === serverPid);
+  if (servers.length === 0) {
+    console.error(
+      "tmux-mcp: no running server with tmux_run enabled is bound to this tmux server",
+    );
+    return 1;
+  }
+  if (servers.length > 1) {
+    console.error(
+      `tmux-mcp: several servers are bound to this tmux server; pick one with --server PID (${
+        servers.map((s) => s.pid).join(", ")
+      })`,
+    );
+    return 1;
+  }
+  const reply = await askForInvitation(servers[0].channel, paneId).catch(() => "");
+  if (reply.startsWith("OK /")) {
+    console.log(`source '${reply.slice(3)}'`);
+    return 0;
+  }
+  const reason = REFUSALS[reply.slice(3)] ?? "the server refused or did not answer";
+  console.error(`tmux-mcp: not enrolled: ${reason}`);
+  return 1;
+}
+
+/** The line that undoes an enrollment, for `eval "$(tmux-mcp leave)"` in the enrolled pane. */
+export function leaveLine(): string {
+  return `if (( $+functions[_tmux_mcp_retire] )); then _tmux_mcp_retire; ` +
+    `print "tmux-mcp: this pane is no longer enrolled"; ` +
+    `else print -u2 "tmux-mcp: this pane is not enrolled"; fi`;
+}

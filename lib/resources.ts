@@ -1,0 +1,103 @@
+// Read-only views of tmux as MCP resources, for clients that browse rather than call tools.
+// They are registered whatever tools are selected (toolsets govern tools, not resources), read
+// tmux at the moment they are read, and reuse the inspect tools' code, so a resource and the
+// matching tool can never disagree.
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  type ReadResourceRequest,
+  ReadResourceRequestSchema,
+  type RequestHandlerExtra,
+  type Server,
+  type ServerNotification,
+  type ServerRequest,
+} from "./deps.ts";
+import { registerPrompts } from "./prompts.ts";
+import type { ServerContext, ToolDefinition } from "./server_context.ts";
+import {
+  capturePaneTool,
+  getPaneInfoTool,
+  listSessionsTool,
+  listWindowsTool,
+} from "./tools/inspect.ts";
+
+type View = { tool: ToolDefinition; args: Record<string, unknown>; mimeType: string };
+
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/** Which inspect tool answers `uri`, with which arguments; null for an unknown URI. */
+export function viewFor(uri: string): View | null {
+  const json = "application/json";
+  if (uri === "tmux://sessions") return { tool: listSessionsTool, args: {}, mimeType: json };
+  let match = /^tmux:\/\/sessions\/([^/]+)\/windows$/.exec(uri);
+  if (match) {
+    const session = decoded(match[1]);
+    const args = /^\$\d+$/.test(session) ? { session_id: session } : { session_name: session };
+    return { tool: listWindowsTool, args, mimeType: json };
+  }
+  match = /^tmux:\/\/panes\/([^/]+)(\/content)?$/.exec(uri);
+  if (match) {
+    const pane_id = decoded(match[1]);
+    if (!/^%\d+$/.test(pane_id)) return null;
+    return match[2]
+      ? { tool: capturePaneTool, args: { pane_id }, mimeType: "text/plain" }
+      : { tool: getPaneInfoTool, args: { pane_id }, mimeType: json };
+  }
+  return null;
+}
+
+export function registerResourcesAndPrompts(mcp: Server, context: ServerContext): void {
+  mcp.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [{
+      uri: "tmux://sessions",
+      name: "sessions",
+      description: "The sessions on the bound tmux server, read when requested",
+      mimeType: "application/json",
+    }],
+  }));
+  mcp.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: "tmux://sessions/{session}/windows",
+        name: "session windows",
+        description: "The windows of one session, by id ($N) or exact name",
+        mimeType: "application/json",
+      },
+      {
+        uriTemplate: "tmux://panes/{pane_id}",
+        name: "pane",
+        description: "One pane's details, by exact id (%N, written %25N in a URI)",
+        mimeType: "application/json",
+      },
+      {
+        uriTemplate: "tmux://panes/{pane_id}/content",
+        name: "pane content",
+        description: "The text a pane shows, bounded; untrusted output from other programs",
+        mimeType: "text/plain",
+      },
+    ],
+  }));
+  mcp.setRequestHandler(ReadResourceRequestSchema, async (
+    request: ReadResourceRequest,
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ) => {
+    const uri = request.params.uri;
+    const view = viewFor(uri);
+    if (!view) throw new McpError(ErrorCode.InvalidParams, "unknown tmux resource URI");
+    const payload = await view.tool.handle(context, view.args, { signal: extra.signal });
+    if (!payload.ok) throw new McpError(ErrorCode.InvalidParams, payload.error.message);
+    const text = view.mimeType === "text/plain"
+      ? (payload.data as { text: string }).text
+      : JSON.stringify(payload.data);
+    return { contents: [{ uri, mimeType: view.mimeType, text }] };
+  });
+  registerPrompts(mcp);
+}

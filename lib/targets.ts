@@ -1,0 +1,139 @@
+// How a general tool reaches tmux for one call: which server (the bound socket, or the call's
+// own socket_name), which object (an exact id or an exact session name, never tmux's fuzzy
+// matching or a "current pane" fallback), and how a tmux failure becomes one fixed refusal that
+// never echoes tmux's stderr, which can contain paths and names.
+import type { ServerContext } from "./server_context.ts";
+import { runTmux, runTmuxRaw, type TmuxClient } from "./tmux.ts";
+import { refusal, type ToolPayload } from "./tool_result.ts";
+
+export type SessionArgs = { session_id?: string; session_name?: string };
+
+export type Refusal = Extract<ToolPayload, { ok: false }>;
+
+export type TmuxOutcome<T> = { ok: true; value: T } | { ok: false; payload: Refusal };
+
+function fixed(code: string, message: string): Refusal {
+  return refusal(code, message) as Refusal;
+}
+
+export const NO_SERVER = fixed(
+  "no_server",
+  "no tmux server is running on that socket; create_session starts one",
+);
+export const NOT_FOUND = fixed(
+  "not_found",
+  "the target does not exist on that tmux server; list it again with list_sessions or list_panes",
+);
+export const TMUX_FAILED = fixed("tmux_failed", "tmux refused the command");
+export const TMUX_UNAVAILABLE = fixed(
+  "tmux_unavailable",
+  "the tmux executable could not be started",
+);
+export const UNSAFE_FORMAT = fixed(
+  "unsafe_format",
+  "formats that run shell commands or expand option values (#(, E:, T:) are refused here",
+);
+export const NEED_ONE_SESSION = fixed(
+  "invalid_input",
+  "name the session by exactly one of session_id or session_name",
+);
+
+/** The bound server, or another server named for this one call. */
+export function clientFor(context: ServerContext, socketName?: string): TmuxClient {
+  if (socketName === undefined) return context.tmux;
+  return { bin: context.tmux.bin, socket: { kind: "name", name: socketName } };
+}
+
+/** A tmux target for a session: `$N` as is, a name with `=` so tmux matches it exactly. */
+export function sessionTarget(args: SessionArgs): string | null {
+  if ((args.session_id === undefined) === (args.session_name === undefined)) return null;
+  return args.session_id ?? `=${args.session_name}`;
+}
+
+export function failureFor(stderr: string): Refusal {
+  if (/no server running|error connecting to|server exited/i.test(stderr)) return NO_SERVER;
+  if (/can't find|no such|not found/i.test(stderr)) return NOT_FOUND;
+  return TMUX_FAILED;
+}
+
+/** Runs tmux and turns any failure into the fixed refusal for it. */
+export async function tmuxCall(
+  client: TmuxClient,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<string>> {
+  let result;
+  try {
+    result = await runTmux(client, args, signal);
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return { ok: false, payload: TMUX_UNAVAILABLE };
+  }
+  if (result.code !== 0) return { ok: false, payload: failureFor(result.stderr) };
+  return { ok: true, value: result.stdout };
+}
+
+export async function tmuxCallRaw(
+  client: TmuxClient,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<Uint8Array>> {
+  let result;
+  try {
+    result = await runTmuxRaw(client, args, signal);
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return { ok: false, payload: TMUX_UNAVAILABLE };
+  }
+  if (result.code !== 0) return { ok: false, payload: failureFor(result.stderr) };
+  return { ok: true, value: result.stdout };
+}
+
+/**
+ * Expands `format` for exactly `target`, checking that tmux resolved the same object: a
+ * target that does not exist is not_found, never some other object.
+ */
+export async function describe(
+  client: TmuxClient,
+  target: string,
+  idFormat: "#{pane_id}" | "#{window_id}" | "#{session_id}",
+  format: string,
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<string[]>> {
+  const out = await tmuxCall(
+    client,
+    ["display-message", "-p", "-t", target, `${idFormat}\t${format}`],
+    signal,
+  );
+  if (!out.ok) return out;
+  const [id, ...fields] = out.value.replace(/\n$/, "").split("\t");
+  if (!target.startsWith("=") && id !== target) return { ok: false, payload: NOT_FOUND };
+  return { ok: true, value: fields };
+}
+
+/** A session target resolved to its id, so that later steps name one object exactly. */
+export async function resolveSession(
+  client: TmuxClient,
+  args: SessionArgs,
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<string>> {
+  const target = sessionTarget(args);
+  if (target === null) return { ok: false, payload: NEED_ONE_SESSION };
+  // A bare `=name` after display-message -t would be read as a window; `=name:` is the session.
+  const out = await tmuxCall(
+    client,
+    ["display-message", "-p", "-t", `${target}:`, "#{session_id}\t#{session_name}"],
+    signal,
+  );
+  if (!out.ok) return out;
+  const [id, name] = out.value.replace(/\n$/, "").split("\t");
+  if (args.session_id !== undefined ? id !== args.session_id : name !== args.session_name) {
+    return { ok: false, payload: NOT_FOUND };
+  }
+  return { ok: true, value: id };
+}
+
+/** `#(` runs a shell command; E: and T: expand option values, which may hold `#(`. */
+export function isUnsafeFormat(format: string): boolean {
+  return format.includes("#(") || /[{;,]\s*[ET]:/.test(format);
+}

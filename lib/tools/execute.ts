@@ -1,0 +1,167 @@
+// The tools that supply input to programs or start them: keystrokes, pasted text, a respawned
+// pane, environment for future processes. They act on exact ids only; respawning with kill is
+// refused for the pane this MCP server runs in, since it would end the server's own process.
+import { containsCaller } from "../caller.ts";
+import { schemas } from "../schemas.ts";
+import type { ToolDefinition } from "../server_context.ts";
+import { clientFor, describe, resolveSession, tmuxCall } from "../targets.ts";
+import { success } from "../tool_result.ts";
+import { CONTAINS_CALLER } from "./teardown.ts";
+
+const INPUT = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+type Socket = { socket_name?: string };
+
+export const sendKeysTool: ToolDefinition = {
+  name: "send_keys",
+  toolset: "execute",
+  description:
+    "Type into a pane (exact %N): text as is (literal, the default), or tmux key names such " +
+    "as C-c Enter Up with literal: false; enter: true presses Enter after. Use it for TUIs, " +
+    "REPLs and prompts. For a shell command you wrote and want the exit status of, use " +
+    "run_command; for a large block of text use paste_text; to see the effect use " +
+    "wait_for_text or capture_since.",
+  inputSchema: schemas.sendKeysInput,
+  outputSchema: schemas.doneOutput,
+  annotations: INPUT,
+  handle: async (context, args) => {
+    const a = args as Socket & {
+      pane_id: string;
+      keys: string;
+      literal?: boolean;
+      enter?: boolean;
+    };
+    const client = clientFor(context, a.socket_name);
+    const found = await describe(client, a.pane_id, "#{pane_id}", "");
+    if (!found.ok) return found.payload;
+    const keys = a.literal === false
+      ? ["--", ...a.keys.split(/\s+/).filter((key) => key !== "")]
+      : ["-l", "--", a.keys];
+    const out = await tmuxCall(client, [
+      "send-keys",
+      "-t",
+      a.pane_id,
+      ...keys,
+      ...(a.enter ? [";", "send-keys", "-t", a.pane_id, "Enter"] : []),
+    ]);
+    return out.ok ? success({ target: a.pane_id }) : out.payload;
+  },
+};
+
+export const pasteTextTool: ToolDefinition = {
+  name: "paste_text",
+  toolset: "execute",
+  description:
+    "Paste a block of text into a pane (exact %N) through a tmux buffer, as bracketed paste " +
+    "when the program asked for it, so editors and shells take it as one paste. Nothing " +
+    "presses Enter. For keystrokes use send_keys; for a command with its exit status use " +
+    "run_command.",
+  inputSchema: schemas.pasteTextInput,
+  outputSchema: schemas.doneOutput,
+  annotations: INPUT,
+  handle: async (context, args) => {
+    const a = args as Socket & { pane_id: string; text: string; bracketed?: boolean };
+    const client = clientFor(context, a.socket_name);
+    const found = await describe(client, a.pane_id, "#{pane_id}", "");
+    if (!found.ok) return found.payload;
+    const file = await Deno.makeTempFile({ prefix: "tmux-mcp-paste-" });
+    try {
+      await Deno.writeTextFile(file, a.text);
+      const buffer = `tmux-mcp-${crypto.randomUUID()}`;
+      const out = await tmuxCall(client, [
+        "load-buffer",
+        "-b",
+        buffer,
+        file,
+        ";",
+        "paste-buffer",
+        "-d",
+        ...(a.bracketed === false ? [] : ["-p"]),
+        "-b",
+        buffer,
+        "-t",
+        a.pane_id,
+      ]);
+      return out.ok ? success({ target: a.pane_id }) : out.payload;
+    } finally {
+      await Deno.remove(file).catch(() => {});
+    }
+  },
+};
+
+export const respawnPaneTool: ToolDefinition = {
+  name: "respawn_pane",
+  toolset: "execute",
+  description:
+    "Restart a pane (exact %N) whose program exited, with its original command or a new " +
+    "one; kill: true first ends a program that is still running (refused for the pane this " +
+    "server runs in). Cursors from capture_since then report lines_missed. To remove the pane " +
+    "use kill_pane.",
+  inputSchema: schemas.respawnPaneInput,
+  outputSchema: schemas.doneOutput,
+  annotations: INPUT,
+  handle: async (context, args) => {
+    const a = args as Socket & {
+      pane_id: string;
+      kill?: boolean;
+      command?: string;
+      start_directory?: string;
+    };
+    const client = clientFor(context, a.socket_name);
+    const found = await describe(client, a.pane_id, "#{pane_id}", "");
+    if (!found.ok) return found.payload;
+    if (a.kill && await containsCaller(context, client, "pane", a.pane_id) !== "not_ours") {
+      return CONTAINS_CALLER;
+    }
+    const out = await tmuxCall(client, [
+      "respawn-pane",
+      "-t",
+      a.pane_id,
+      ...(a.kill ? ["-k"] : []),
+      ...(a.start_directory ? ["-c", a.start_directory] : []),
+      ...(a.command ? [a.command] : []),
+    ]);
+    return out.ok ? success({ target: a.pane_id }) : out.payload;
+  },
+};
+
+export const setEnvironmentTool: ToolDefinition = {
+  name: "set_environment",
+  toolset: "execute",
+  description:
+    "Set or unset a variable in a session's tmux environment (or the global one), which " +
+    "processes started later in that session inherit; running shells do not see it. To " +
+    "change a running shell's variables use run_command.",
+  inputSchema: schemas.setEnvironmentInput,
+  outputSchema: schemas.doneOutput,
+  annotations: { ...INPUT, idempotentHint: true, destructiveHint: false },
+  handle: async (context, args) => {
+    const a = args as Socket & {
+      name: string;
+      value?: string;
+      unset?: boolean;
+      global?: boolean;
+      session_id?: string;
+      session_name?: string;
+    };
+    const client = clientFor(context, a.socket_name);
+    let scope = ["-g"];
+    let target = "global";
+    if (!a.global) {
+      const session = await resolveSession(client, a);
+      if (!session.ok) return session.payload;
+      scope = ["-t", session.value];
+      target = session.value;
+    }
+    const change = a.unset ? ["-u", a.name] : [a.name, a.value ?? ""];
+    const out = await tmuxCall(client, ["set-environment", ...scope, ...change]);
+    return out.ok ? success({ target }) : out.payload;
+  },
+};
+
+export const EXECUTE_TOOLS = [sendKeysTool, pasteTextTool, respawnPaneTool, setEnvironmentTool];

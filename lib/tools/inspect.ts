@@ -1,0 +1,418 @@
+// The read-only tools: what exists on a tmux server and what its panes show. They never
+// create a server (every command here fails rather than starting one), never expand a format
+// that could run a shell command, and bound every listing and capture, keeping the tail.
+import { sameServerAsCaller } from "../caller.ts";
+import { bounded, DEFAULT_MAX_LINES, snapshot } from "../capture.ts";
+import { schemas } from "../schemas.ts";
+import type { ServerContext, ToolDefinition } from "../server_context.ts";
+import {
+  clientFor,
+  describe,
+  isUnsafeFormat,
+  NEED_ONE_SESSION,
+  resolveSession,
+  sessionTarget,
+  tmuxCall,
+  UNSAFE_FORMAT,
+} from "../targets.ts";
+import type { TmuxClient } from "../tmux.ts";
+import { refusal, success } from "../tool_result.ts";
+
+export const MAX_LISTED = 1000;
+
+export const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+const PANE_FORMAT = [
+  "#{pane_id}",
+  "#{pane_pid}",
+  "#{pane_current_command}",
+  "#{session_id}",
+  "#{window_id}",
+  "#{pane_index}",
+  "#{pane_active}",
+  "#{pane_dead}",
+  "#{pane_width}",
+  "#{pane_height}",
+  "#{pane_current_path}",
+  "#{pane_title}",
+].join("\t");
+
+export type PaneRow = {
+  pane_id: string;
+  pane_pid: number;
+  current_command: string;
+  current_path: string;
+  title: string;
+  session_id: string;
+  window_id: string;
+  pane_index: number;
+  active: boolean;
+  dead: boolean;
+  width: number;
+  height: number;
+  is_caller: boolean;
+  enrolled: boolean;
+};
+
+/** Marks the caller's own pane and panes enrolled for tmux_run (only on the bound server). */
+async function paneMarker(context: ServerContext, client: TmuxClient) {
+  const ours = await sameServerAsCaller(context, client) === "ours";
+  const bound = client === context.tmux;
+  return (paneId: string) => ({
+    is_caller: ours && context.caller?.pane === paneId,
+    enrolled: bound && !!context.enrollments?.shells.has(paneId),
+  });
+}
+
+function parsePane(line: string): Omit<PaneRow, "is_caller" | "enrolled"> {
+  const f = line.split("\t");
+  return {
+    pane_id: f[0],
+    pane_pid: Number(f[1]) || 0,
+    current_command: f[2],
+    session_id: f[3],
+    window_id: f[4],
+    pane_index: Number(f[5]),
+    active: f[6] === "1",
+    dead: f[7] === "1",
+    width: Number(f[8]),
+    height: Number(f[9]),
+    current_path: f[10],
+    title: f.slice(11).join("\t"),
+  };
+}
+
+function rows(stdout: string): string[] {
+  return stdout.split("\n").filter((line) => line !== "");
+}
+
+/** The panes `scope` selects (every pane when empty), each marked. */
+export async function listPanes(
+  context: ServerContext,
+  client: TmuxClient,
+  scope: string[],
+  signal?: AbortSignal,
+) {
+  const out = await tmuxCall(client, ["list-panes", ...scope, "-F", PANE_FORMAT], signal);
+  if (!out.ok) return out;
+  const mark = await paneMarker(context, client);
+  return {
+    ok: true as const,
+    value: rows(out.value).map(parsePane).map((pane) => ({ ...pane, ...mark(pane.pane_id) })),
+  };
+}
+
+export async function paneInfo(
+  context: ServerContext,
+  client: TmuxClient,
+  paneId: string,
+  signal?: AbortSignal,
+) {
+  const found = await describe(client, paneId, "#{pane_id}", PANE_FORMAT, signal);
+  if (!found.ok) return found;
+  const pane = parsePane(found.value.join("\t"));
+  return { ok: true as const, value: { ...pane, ...(await paneMarker(context, client))(paneId) } };
+}
+
+function tail<T>(items: T[]): { items: T[]; truncated: number } {
+  const truncated = Math.max(0, items.length - MAX_LISTED);
+  return { items: items.slice(truncated), truncated };
+}
+
+type Targeted = { socket_name?: string };
+
+export const listSessionsTool: ToolDefinition = {
+  name: "list_sessions",
+  toolset: "inspect",
+  description:
+    "List the sessions on a tmux server with their ids ($N). Use the ids as exact targets. " +
+    "For windows use list_windows; for panes (and which one is running this server) use list_panes.",
+  inputSchema: schemas.socketOnlyInput,
+  outputSchema: schemas.listSessionsOutput,
+  annotations: READ_ONLY,
+  handle: async (context, args) => {
+    const { socket_name } = args as Targeted;
+    const out = await tmuxCall(clientFor(context, socket_name), [
+      "list-sessions",
+      "-F",
+      "#{session_id}\t#{session_windows}\t#{session_attached}\t#{session_created}\t#{session_name}",
+    ]);
+    if (!out.ok) return out.payload;
+    const sessions = rows(out.value).map((line) => {
+      const f = line.split("\t");
+      return {
+        session_id: f[0],
+        windows: Number(f[1]),
+        attached: Number(f[2]),
+        created: Number(f[3]),
+        session_name: f.slice(4).join("\t"),
+      };
+    });
+    const { items, truncated } = tail(sessions);
+    return success({ sessions: items, truncated });
+  },
+};
+
+export const listWindowsTool: ToolDefinition = {
+  name: "list_windows",
+  toolset: "inspect",
+  description:
+    "List windows (@N ids) of one session (session_id or exact session_name), or of every " +
+    "session when none is given. For the panes inside, use list_panes with window_id.",
+  inputSchema: schemas.listWindowsInput,
+  outputSchema: schemas.listWindowsOutput,
+  annotations: READ_ONLY,
+  handle: async (context, args) => {
+    const a = args as Targeted & { session_id?: string; session_name?: string };
+    const client = clientFor(context, a.socket_name);
+    let scope = ["-a"];
+    if (a.session_id !== undefined || a.session_name !== undefined) {
+      const session = await resolveSession(client, a);
+      if (!session.ok) return session.payload;
+      scope = ["-t", session.value];
+    }
+    const out = await tmuxCall(client, [
+      "list-windows",
+      ...scope,
+      "-F",
+      "#{window_id}\t#{window_index}\t#{session_id}\t#{window_active}\t#{window_panes}\t" +
+      "#{window_layout}\t#{window_name}",
+    ]);
+    if (!out.ok) return out.payload;
+    const windows = rows(out.value).map((line) => {
+      const f = line.split("\t");
+      return {
+        window_id: f[0],
+        window_index: Number(f[1]),
+        session_id: f[2],
+        active: f[3] === "1",
+        panes: Number(f[4]),
+        layout: f[5],
+        window_name: f.slice(6).join("\t"),
+      };
+    });
+    const { items, truncated } = tail(windows);
+    return success({ windows: items, truncated });
+  },
+};
+
+export const listPanesTool: ToolDefinition = {
+  name: "list_panes",
+  toolset: "inspect",
+  description:
+    "List panes (%N ids) with their process, size and path, in a window, a session, or on the " +
+    "whole server. is_caller marks the pane this MCP server runs in; enrolled marks panes " +
+    "tmux_run may use. For one pane's details use get_pane_info; for its text use capture_pane.",
+  inputSchema: schemas.listPanesInput,
+  outputSchema: schemas.listPanesOutput,
+  annotations: READ_ONLY,
+  handle: async (context, args) => {
+    const a = args as Targeted & { session_id?: string; session_name?: string; window_id?: string };
+    const client = clientFor(context, a.socket_name);
+    const bySession = a.session_id !== undefined || a.session_name !== undefined;
+    if (bySession && a.window_id !== undefined) return NEED_ONE_SESSION;
+    let scope = ["-a"];
+    if (a.window_id !== undefined) {
+      const window = await describe(client, a.window_id, "#{window_id}", "");
+      if (!window.ok) return window.payload;
+      scope = ["-t", a.window_id];
+    } else if (bySession) {
+      const session = await resolveSession(client, a);
+      if (!session.ok) return session.payload;
+      scope = ["-s", "-t", session.value];
+    }
+    const panes = await listPanes(context, client, scope);
+    if (!panes.ok) return panes.payload;
+    const { items, truncated } = tail(panes.value);
+    return success({ panes: items, truncated });
+  },
+};
+
+export const getPaneInfoTool: ToolDefinition = {
+  name: "get_pane_info",
+  toolset: "inspect",
+  description:
+    "Details of one pane by exact id, optionally expanding a tmux format for it (formats that " +
+    "run commands, #(, are refused). To find pane ids use list_panes; for its text use " +
+    "capture_pane.",
+  inputSchema: schemas.getPaneInfoInput,
+  outputSchema: schemas.getPaneInfoOutput,
+  annotations: READ_ONLY,
+  handle: async (context, args) => {
+    const a = args as Targeted & { pane_id: string; format?: string };
+    if (a.format !== undefined && isUnsafeFormat(a.format)) return UNSAFE_FORMAT;
+    const client = clientFor(context, a.socket_name);
+    const pane = await paneInfo(context, client, a.pane_id);
+    if (!pane.ok) return pane.payload;
+    let formatResult: string | null = null;
+    if (a.format !== undefined) {
+      const expanded = await describe(client, a.pane_id, "#{pane_id}", a.format);
+      if (!expanded.ok) return expanded.payload;
+      formatResult = expanded.value.join("\t");
+    }
+    return success({ pane: pane.value, format_result: formatResult });
+  },
+};
+
+export const capturePaneTool: ToolDefinition = {
+  name: "capture_pane",
+  toolset: "inspect",
+  description:
+    "The text of one pane: the visible screen, or a line range (negative lines are history). " +
+    "Bounded, keeping the tail. To see only what is new since your last look use " +
+    "capture_since; to wait for some text to appear use wait_for_text.",
+  inputSchema: schemas.capturePaneInput,
+  outputSchema: schemas.capturePaneOutput,
+  annotations: READ_ONLY,
+  handle: async (context, args) => {
+    const a = args as Targeted & {
+      pane_id: string;
+      start?: number;
+      end?: number;
+      max_lines?: number;
+    };
+    const client = clientFor(context, a.socket_name);
+    const found = await describe(client, a.pane_id, "#{pane_id}", "");
+    if (!found.ok) return found.payload;
+    const range = [
+      ...(a.start === undefined ? [] : ["-S", String(a.start)]),
+      ...(a.end === undefined ? [] : ["-E", String(a.end)]),
+    ];
+    const out = await tmuxCall(client, ["capture-pane", "-p", "-J", "-t", a.pane_id, ...range]);
+    if (!out.ok) return out.payload;
+    const lines = out.value.replace(/\n$/, "").split("\n").map((line) => line.trimEnd());
+    return success(bounded(lines, a.max_lines ?? DEFAULT_MAX_LINES));
+  },
+};
+
+export const searchPanesTool: ToolDefinition = {
+  name: "search_panes",
+  toolset: "inspect",
+  description:
+    "Find which panes show some text (screen and history), on the whole server or in one " +
+    "session. Returns matching lines. To wait for text that has not appeared yet use " +
+    "wait_for_text; to read one pane use capture_pane.",
+  inputSchema: schemas.searchPanesInput,
+  outputSchema: schemas.searchPanesOutput,
+  annotations: READ_ONLY,
+  handle: async (context, args) => {
+    const a = args as Targeted & {
+      pattern: string;
+      regex?: boolean;
+      session_id?: string;
+      session_name?: string;
+      max_matches?: number;
+    };
+    const matcher = lineMatcher(a.pattern, a.regex ?? false);
+    if (!matcher) return INVALID_PATTERN;
+    const client = clientFor(context, a.socket_name);
+    let scope = ["-a"];
+    if (a.session_id !== undefined || a.session_name !== undefined) {
+      const session = await resolveSession(client, a);
+      if (!session.ok) return session.payload;
+      scope = ["-s", "-t", session.value];
+    }
+    const listed = await tmuxCall(client, ["list-panes", ...scope, "-F", "#{pane_id}"]);
+    if (!listed.ok) return listed.payload;
+    const limit = a.max_matches ?? 100;
+    const matches: { pane_id: string; line: number; text: string }[] = [];
+    let truncated = false;
+    const panes = rows(listed.value);
+    for (const paneId of panes) {
+      const shot = await snapshot(client, paneId);
+      if (!shot.ok) continue;
+      const origin = shot.value.historySize;
+      shot.value.lines.forEach((text, index) => {
+        if (!matcher(text)) return;
+        if (matches.length >= limit) truncated = true;
+        else matches.push({ pane_id: paneId, line: index - origin, text: text.trimEnd() });
+      });
+    }
+    return success({ matches, panes_searched: panes.length, truncated });
+  },
+};
+
+export const INVALID_PATTERN = refusal(
+  "invalid_pattern",
+  "a pattern is not a valid regular expression; fix it or pass regex: false",
+);
+
+export function lineMatcher(pattern: string, regex: boolean): ((text: string) => boolean) | null {
+  if (!regex) return (text) => text.includes(pattern);
+  try {
+    const compiled = new RegExp(pattern, "u");
+    return (text) => compiled.test(text);
+  } catch {
+    return null;
+  }
+}
+
+export const showOptionsTool: ToolDefinition = {
+  name: "show_options",
+  toolset: "inspect",
+  description:
+    "Show tmux options for the server, a session, a window or a pane (or their global values), " +
+    "optionally one option by name. To see a pane's size or process use get_pane_info.",
+  inputSchema: schemas.showOptionsInput,
+  outputSchema: schemas.showOptionsOutput,
+  annotations: READ_ONLY,
+  handle: async (context, args) => {
+    const a = args as Targeted & {
+      scope: "server" | "session" | "window" | "pane";
+      global?: boolean;
+      name?: string;
+      session_id?: string;
+      session_name?: string;
+      window_id?: string;
+      pane_id?: string;
+    };
+    const client = clientFor(context, a.socket_name);
+    const flags: string[] = [];
+    if (a.scope === "server") flags.push("-s");
+    else if (a.global) {
+      flags.push(a.scope === "session" ? "-g" : a.scope === "window" ? "-gw" : "-gp");
+    } else {
+      const target = a.scope === "session"
+        ? sessionTarget(a)
+        : a.scope === "window"
+        ? a.window_id
+        : a.pane_id;
+      if (!target) return MISSING_TARGET;
+      flags.push(a.scope === "window" ? "-w" : a.scope === "pane" ? "-p" : "", "-t", target);
+    }
+    const out = await tmuxCall(client, [
+      "show-options",
+      ...flags.filter((flag) => flag !== ""),
+      ...(a.name ? [a.name] : []),
+    ]);
+    if (!out.ok) return out.payload;
+    const options = rows(out.value).map((line) => {
+      const space = line.indexOf(" ");
+      return space < 0
+        ? { name: line, value: "" }
+        : { name: line.slice(0, space), value: line.slice(space + 1) };
+    });
+    const { items, truncated } = tail(options);
+    return success({ options: items, truncated });
+  },
+};
+
+const MISSING_TARGET = refusal(
+  "invalid_input",
+  "name the object for this scope: session_id or session_name, window_id, or pane_id",
+);
+
+export const INSPECT_TOOLS = [
+  listSessionsTool,
+  listWindowsTool,
+  listPanesTool,
+  getPaneInfoTool,
+  capturePaneTool,
+  searchPanesTool,
+  showOptionsTool,
+];

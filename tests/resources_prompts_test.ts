@@ -1,0 +1,60 @@
+// Resources read tmux when read; prompts are text only. Both stay available with no tools
+// selected at all.
+import assert from "node:assert/strict";
+import { withLab } from "./harness.ts";
+import { withGeneral } from "./general_session.ts";
+
+const NO_TOOLS = { LIBTMUX_TOOLSETS: "" };
+
+Deno.test("with no tools selected, resources read tmux and prompts answer", () =>
+  withLab((lab) =>
+    withGeneral(lab, { env: NO_TOOLS }, async (s) => {
+      assert.deepEqual((await s.client.listTools()).tools, []);
+      const listed = await s.client.listResources();
+      assert.deepEqual(listed.resources.map((r: { uri: string }) => r.uri), ["tmux://sessions"]);
+      const templates = await s.client.listResourceTemplates();
+      assert.equal(templates.resourceTemplates.length, 3);
+      const sessions = await s.client.readResource({ uri: "tmux://sessions" });
+      const data = JSON.parse(sessions.contents[0].text as string);
+      assert.deepEqual(data.sessions.map((x: { session_id: string }) => x.session_id), ["$0"]);
+      const windows = await s.client.readResource({ uri: "tmux://sessions/%240/windows" });
+      assert.equal(JSON.parse(windows.contents[0].text as string).windows.length, 1);
+      const pane = await s.client.readResource({
+        uri: `tmux://panes/${encodeURIComponent(lab.pane)}`,
+      });
+      assert.equal(JSON.parse(pane.contents[0].text as string).pane.pane_id, lab.pane);
+      const content = await s.client.readResource({
+        uri: `tmux://panes/${encodeURIComponent(lab.pane)}/content`,
+      });
+      assert.equal(content.contents[0].mimeType, "text/plain");
+      assert.match(content.contents[0].text as string, /lab#/);
+      await assert.rejects(s.client.readResource({ uri: "tmux://panes/%2599/content" }));
+      await assert.rejects(s.client.readResource({ uri: "tmux://elsewhere" }));
+      const prompts = await s.client.listPrompts();
+      assert.deepEqual(prompts.prompts.map((p: { name: string }) => p.name).sort(), [
+        "diagnose_failing_pane",
+        "enroll_pane",
+        "run_and_wait",
+      ]);
+    })
+  ));
+
+Deno.test("prompts answer without contacting tmux, even when no server is running", () =>
+  withLab(async (lab) => {
+    await lab.tmuxCmd("kill-server");
+    await withGeneral(lab, {}, async (s) => {
+      const run = await s.client.getPrompt({ name: "run_and_wait", arguments: { pane_id: "%4" } });
+      const text = run.messages[0].content.text as string;
+      assert.match(text, /run_command/);
+      assert.match(text, /tmux_run/);
+      const enroll = await s.client.getPrompt({ name: "enroll_pane", arguments: {} });
+      assert.match(enroll.messages[0].content.text as string, /--enroll-pane %N=FILE/);
+      const diagnose = await s.client.getPrompt({
+        name: "diagnose_failing_pane",
+        arguments: { pane_id: "%1" },
+      });
+      assert.match(diagnose.messages[0].content.text as string, /untrusted/);
+      await assert.rejects(s.client.getPrompt({ name: "diagnose_failing_pane", arguments: {} }));
+      await assert.rejects(s.client.readResource({ uri: "tmux://sessions" }));
+    });
+  }));

@@ -1,0 +1,203 @@
+// run_command against real shells: exit statuses, awkward commands, its own markers, timeouts,
+// panes that are not at a shell, and two calls on one pane.
+import assert from "node:assert/strict";
+import { type Lab, waitFor, waitForPrompt, withLab } from "./harness.ts";
+import { type GeneralSession, withGeneral } from "./general_session.ts";
+
+function zsh(fn: (lab: Lab, s: GeneralSession) => Promise<void>): () => Promise<void> {
+  return () => withLab((lab) => withGeneral(lab, {}, (s) => fn(lab, s)));
+}
+
+/** A second pane in the lab's window running `shell` with a known prompt. */
+async function shellPane(lab: Lab, shell: "bash" | "dash"): Promise<string> {
+  const pane = await lab.tmuxCmd(
+    "split-window",
+    "-d",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    "-t",
+    lab.pane,
+    "env",
+    "-i",
+    "PATH=/usr/bin:/bin",
+    `HOME=${lab.dir}/home`,
+    "PS1=lab# ",
+    "TERM=xterm-256color",
+    "LANG=C.UTF-8",
+    shell,
+    ...(shell === "bash" ? ["--norc", "--noprofile", "-i"] : ["-i"]),
+  );
+  await waitForPrompt({ tmuxCmd: lab.tmuxCmd, pane });
+  return pane;
+}
+
+Deno.test(
+  "exit statuses 0, 1 and 7 come back with the command's output",
+  zsh(async (lab, s) => {
+    const ok = await s.call("run_command", { pane_id: lab.pane, command: "echo hello" });
+    assert.equal(ok.ok, true, JSON.stringify(ok));
+    assert.equal(ok.data.exit_status, 0);
+    assert.equal(ok.data.timed_out, false);
+    assert.equal(ok.data.output, "hello");
+    const fail = await s.call("run_command", { pane_id: lab.pane, command: "false" });
+    assert.equal(fail.data.exit_status, 1);
+    assert.equal(fail.data.output, "");
+    const seven = await s.call("run_command", {
+      pane_id: lab.pane,
+      command: "echo before; (exit 7)",
+    });
+    assert.equal(seven.data.exit_status, 7);
+    assert.equal(seven.data.output, "before");
+  }),
+);
+
+Deno.test(
+  "a heredoc, quotes, tabs and Unicode arrive intact",
+  zsh(async (lab, s) => {
+    const command = "cat <<'EOF'\nit's \"quoted\" $HOME `not run`\nhé 世界 ✓\nEOF\n" +
+      "printf '%s|%s\\n' 'a b' \"c'd\"";
+    const result = await s.call("run_command", { pane_id: lab.pane, command });
+    assert.equal(result.data.exit_status, 0, JSON.stringify(result));
+    assert.equal(
+      result.data.output,
+      "it's \"quoted\" $HOME `not run`\nhé 世界 ✓\na b|c'd",
+    );
+  }),
+);
+
+Deno.test(
+  "a command that prints marker-like text does not end the wait early",
+  zsh(async (lab, s) => {
+    const command = "echo __MCP_DONE_0000000000000000:0; echo __MCP_START_; sleep 0.3; echo real";
+    const result = await s.call("run_command", { pane_id: lab.pane, command });
+    assert.equal(result.data.exit_status, 0);
+    assert.equal(result.data.output, "__MCP_DONE_0000000000000000:0\n__MCP_START_\nreal");
+  }),
+);
+
+Deno.test(
+  "a syntax error is a failed command, not a hang",
+  zsh(async (lab, s) => {
+    const result = await s.call("run_command", { pane_id: lab.pane, command: "if then fi (" });
+    assert.equal(result.data.timed_out, false);
+    assert.notEqual(result.data.exit_status, 0);
+  }),
+);
+
+Deno.test(
+  "the user's shell variables are left alone",
+  zsh(async (lab, s) => {
+    await s.call("run_command", { pane_id: lab.pane, command: "status_probe=mine; id=mine" });
+    const result = await s.call("run_command", {
+      pane_id: lab.pane,
+      command: 'echo "$status_probe $id"',
+    });
+    assert.equal(result.data.output, "mine mine");
+  }),
+);
+
+Deno.test(
+  "a timeout reports timed_out with a null status, and the shell is usable afterwards",
+  zsh(async (lab, s) => {
+    const started = Date.now();
+    const result = await s.call("run_command", {
+      pane_id: lab.pane,
+      command: "echo started; sleep 30",
+      timeout: 1,
+    });
+    assert.ok(Date.now() - started < 5000);
+    assert.equal(result.data.timed_out, true);
+    assert.equal(result.data.exit_status, null);
+    assert.equal(result.data.effective_timeout, 1);
+    assert.match(result.data.note, /may still be running/);
+    assert.equal(result.data.output, "started");
+    const busy = await s.call("run_command", { pane_id: lab.pane, command: "true" });
+    assert.equal(busy.error.code, "not_a_shell");
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-c");
+    await waitForPrompt(lab);
+    const after = await s.call("run_command", { pane_id: lab.pane, command: "echo again" });
+    assert.equal(after.data.exit_status, 0);
+    assert.equal(after.data.output, "again");
+  }),
+);
+
+Deno.test(
+  "a pane whose foreground process is not a shell is refused and nothing is typed",
+  zsh(async (lab, s) => {
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "-l", "cat");
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "Enter");
+    await waitFor(
+      "cat in the foreground",
+      async () =>
+        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
+          "cat",
+    );
+    const before = await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
+    const result = await s.call("run_command", { pane_id: lab.pane, command: "echo no" });
+    assert.equal(result.ok, false);
+    assert.equal(result.error.code, "not_a_shell");
+    assert.equal(result.error.delivery, "not_sent");
+    assert.equal(await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane), before);
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-d");
+  }),
+);
+
+Deno.test(
+  "two calls on one pane run one after the other, each with its own result",
+  zsh(async (lab, s) => {
+    const [a, b] = await Promise.all([
+      s.call("run_command", { pane_id: lab.pane, command: "sleep 0.5; echo first; (exit 3)" }),
+      s.call("run_command", { pane_id: lab.pane, command: "echo second" }),
+    ]);
+    assert.deepEqual([a.data.exit_status, a.data.output], [3, "first"]);
+    assert.deepEqual([b.data.exit_status, b.data.output], [0, "second"]);
+  }),
+);
+
+Deno.test(
+  "bash and dash run commands too, with their exit statuses",
+  zsh(async (lab, s) => {
+    for (const shell of ["bash", "dash"] as const) {
+      const pane = await shellPane(lab, shell);
+      const result = await s.call("run_command", {
+        pane_id: pane,
+        command: "cat <<EOF\nin $0\nEOF\n(exit 7)",
+      });
+      assert.equal(result.data.exit_status, 7, `${shell}: ${JSON.stringify(result)}`);
+      assert.equal(result.data.output, `in ${shell}`);
+    }
+  }),
+);
+
+Deno.test(
+  "a pane that does not exist is not_found, never another pane",
+  zsh(async (_lab, s) => {
+    const result = await s.call("run_command", { pane_id: "%999", command: "true" });
+    assert.equal(result.error.code, "not_found");
+  }),
+);
+
+Deno.test(
+  "history suppression is on by default and off on request (zsh with HIST_IGNORE_SPACE)",
+  () =>
+    withLab(
+      (lab) =>
+        withGeneral(lab, {}, async (s) => {
+          await s.call("run_command", { pane_id: lab.pane, command: "echo hidden_marker" });
+          await s.call("run_command", {
+            pane_id: lab.pane,
+            command: "echo shown_marker",
+            suppress_history: false,
+          });
+          const history = await s.call("run_command", {
+            pane_id: lab.pane,
+            command: "fc -ln 1",
+            suppress_history: false,
+          });
+          assert.doesNotMatch(history.data.output, /hidden_marker/);
+          assert.match(history.data.output, /shown_marker/);
+        }),
+      "setopt HIST_IGNORE_SPACE\nHISTSIZE=100",
+    ),
+);

@@ -1,0 +1,229 @@
+// wait_for_text and capture_since against a real zsh: only new output counts, cursors survive
+// between calls and admit missed lines, waits are clamped, cancellable and leave no child.
+import assert from "node:assert/strict";
+import { type Lab, typeInto, waitFor, waitForPrompt, withLab } from "./harness.ts";
+import { type GeneralSession, withGeneral } from "./general_session.ts";
+import { parseCommandLine } from "../lib/config.ts";
+
+function zsh(fn: (lab: Lab, s: GeneralSession) => Promise<void>): () => Promise<void> {
+  return () => withLab((lab) => withGeneral(lab, {}, (s) => fn(lab, s)));
+}
+
+async function screenShows(lab: Lab, text: string) {
+  await waitFor(
+    `the screen to show ${text}`,
+    async () => (await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane)).includes(text),
+  );
+}
+
+Deno.test(
+  "wait_for_text ignores text already on screen and waits for new output",
+  zsh(async (lab, s) => {
+    await typeInto(lab, "echo OLD_TOKEN", true);
+    await screenShows(lab, "OLD_TOKEN\n");
+    await waitForPrompt(lab);
+    const early = await s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns: ["OLD_TOKEN"],
+      timeout: 0.5,
+    });
+    assert.equal(early.data.outcome, "timeout");
+    assert.equal(early.data.effective_timeout, 0.5);
+    const waiting = s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns: ["NEW_[A-Z]+"],
+      regex: true,
+      timeout: 10,
+    });
+    await typeInto(lab, "echo NEW_TOKEN", true);
+    const result = await waiting;
+    assert.equal(result.data.outcome, "matched");
+    assert.equal(result.data.matched_text, "NEW_TOKEN");
+  }),
+);
+
+Deno.test(
+  "wait_for_text does not match the command typed before the wait, only its output",
+  zsh(async (lab, s) => {
+    await typeInto(lab, "sleep 0.5; echo DONE_$((40+2))");
+    await screenShows(lab, "DONE_$((40+2))");
+    const waiting = s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns: ["DONE_"],
+      timeout: 10,
+    });
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "Enter");
+    const result = await waiting;
+    assert.equal(result.data.outcome, "matched");
+    const after = await s.call("capture_since", { pane_id: lab.pane, cursor: result.data.cursor });
+    assert.doesNotMatch(after.data.text, /DONE_42/, "the match consumed the output line");
+    const screen = await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
+    assert.match(screen, /^DONE_42$/m);
+  }),
+);
+
+Deno.test(
+  "a stop pattern that appears first ends the wait as stopped",
+  zsh(async (lab, s) => {
+    const waiting = s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns: ["SUCCESS"],
+      stop: ["FAIL"],
+      timeout: 10,
+    });
+    await typeInto(lab, "echo F''AIL; sleep 0.2; echo S''UCCESS", true);
+    const result = await waiting;
+    assert.equal(result.data.outcome, "stopped");
+    assert.equal(result.data.matched_text, "FAIL");
+  }),
+);
+
+Deno.test(
+  "a pane whose process exits ends the wait as pane_dead",
+  zsh(async (lab, s) => {
+    await lab.tmuxCmd("set-option", "-g", "remain-on-exit", "on");
+    const pane = await lab.tmuxCmd(
+      "split-window",
+      "-d",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      "-t",
+      lab.pane,
+      "sleep 0.5",
+    );
+    const result = await s.call("wait_for_text", { pane_id: pane, patterns: ["x"], timeout: 10 });
+    assert.equal(result.data.outcome, "pane_dead");
+  }),
+);
+
+Deno.test(
+  "capture_since returns the screen, then only new lines, then admits lines lost to clear-history",
+  zsh(async (lab, s) => {
+    await typeInto(lab, "echo BEFORE", true);
+    await screenShows(lab, "BEFORE\n");
+    await waitForPrompt(lab);
+    const first = await s.call("capture_since", { pane_id: lab.pane });
+    assert.match(first.data.text, /BEFORE/);
+    assert.equal(first.data.lines_missed, false);
+    await typeInto(lab, "echo AFTER", true);
+    await screenShows(lab, "AFTER\n");
+    await waitForPrompt(lab);
+    const second = await s.call("capture_since", { pane_id: lab.pane, cursor: first.data.cursor });
+    assert.doesNotMatch(second.data.text, /BEFORE/);
+    assert.match(second.data.text, /^AFTER$/m);
+    assert.equal(second.data.lines_missed, false);
+    const idle = await s.call("capture_since", { pane_id: lab.pane, cursor: second.data.cursor });
+    assert.equal(idle.data.text, "");
+    await typeInto(lab, "seq 1 100", true);
+    await screenShows(lab, "100\n");
+    await waitForPrompt(lab);
+    await lab.tmuxCmd("clear-history", "-t", lab.pane);
+    const third = await s.call("capture_since", { pane_id: lab.pane, cursor: second.data.cursor });
+    assert.equal(third.data.lines_missed, true);
+    assert.equal(third.data.missed_reason, "history_changed");
+    assert.match(third.data.text, /^100$/m);
+  }),
+);
+
+Deno.test(
+  "a cursor survives the history above it being cleared, without reporting missed lines",
+  () =>
+    withLab((lab) =>
+      withGeneral(lab, {}, async (s) => {
+        await lab.tmuxCmd("set-option", "-g", "history-limit", "50");
+        const pane = await lab.tmuxCmd(
+          "new-window",
+          "-d",
+          "-P",
+          "-F",
+          "#{pane_id}",
+          "sh",
+          "-c",
+          "seq 1 60; exec sleep 30",
+        );
+        await waitFor(
+          "seq output",
+          async () => (await lab.tmuxCmd("capture-pane", "-p", "-t", pane)).includes("60"),
+        );
+        const first = await s.call("capture_since", { pane_id: pane });
+        await lab.tmuxCmd("clear-history", "-t", pane);
+        const second = await s.call("capture_since", { pane_id: pane, cursor: first.data.cursor });
+        assert.equal(second.data.lines_missed, false, JSON.stringify(second));
+        assert.equal(second.data.text, "");
+      })
+    ),
+);
+
+Deno.test(
+  "a cursor for another pane or a forged cursor is refused",
+  zsh(async (lab, s) => {
+    const first = await s.call("capture_since", { pane_id: lab.pane });
+    const other = await lab.tmuxCmd("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", lab.pane);
+    const wrong = await s.call("capture_since", { pane_id: other, cursor: first.data.cursor });
+    assert.equal(wrong.error.code, "invalid_cursor");
+    const forged = await s.call("capture_since", { pane_id: lab.pane, cursor: "c1.e30" });
+    assert.equal(forged.error.code, "invalid_cursor");
+  }),
+);
+
+Deno.test(
+  "a wait longer than the ceiling is clamped and reports the effective timeout",
+  zsh(async (lab, s) => {
+    const parsed = parseCommandLine([], { LIBTMUX_MCP_WAIT_MAX_SECONDS: "1" });
+    assert.ok("config" in parsed);
+    s.server.context.config.waitMaxSeconds = parsed.config.waitMaxSeconds;
+    const started = Date.now();
+    const result = await s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns: ["never-appears"],
+      timeout: 100,
+    });
+    assert.equal(result.data.outcome, "timeout");
+    assert.equal(result.data.effective_timeout, 1);
+    assert.ok(Date.now() - started < 5000);
+    const run = await s.call("run_command", {
+      pane_id: lab.pane,
+      command: "sleep 5",
+      timeout: 60,
+    });
+    assert.equal(run.data.effective_timeout, 1);
+    assert.equal(run.data.timed_out, true);
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-c");
+    await waitForPrompt(lab);
+  }),
+);
+
+async function tmuxChildren(): Promise<number[]> {
+  const children: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (parent === Deno.pid) children.push(Number(entry.name));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return children;
+}
+
+Deno.test(
+  "cancelling a wait ends it at once and leaves no child process",
+  zsh(async (lab, s) => {
+    const progress: unknown[] = [];
+    const controller = new AbortController();
+    const started = Date.now();
+    const waiting = s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns: ["never-appears"],
+      timeout: 20,
+    }, { signal: controller.signal, onprogress: (p) => progress.push(p) });
+    await waitFor("a progress notification", () => progress.length > 0, 5000);
+    controller.abort();
+    await assert.rejects(waiting);
+    assert.ok(Date.now() - started < 5000);
+    await waitFor("no child processes", async () => (await tmuxChildren()).length === 0, 2000);
+  }),
+);
