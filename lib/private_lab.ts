@@ -33,19 +33,19 @@ export async function waitFor<T>(
   }
 }
 
-/** The lab's zsh: interactive, ZDOTDIR in the lab, and nothing else from our environment. */
+/**
+ * The lab's zsh: interactive, ZDOTDIR in the lab, and nothing from our environment but what
+ * tmux itself gives a pane (TMUX, TMUX_PANE), as a person's shell would have.
+ */
 export function labZshCommand(dir: string): string[] {
-  return [
-    "env",
-    "-i",
+  const keep = [
     `PATH=${LAB_PATH}`,
     `HOME=${dir}/home`,
     `ZDOTDIR=${dir}/zdotdir`,
     "TERM=xterm-256color",
     "LANG=C.UTF-8",
-    "zsh",
-    "-i",
-  ];
+  ].map((assignment) => `'${assignment}'`).join(" ");
+  return ["/bin/sh", "-c", `exec env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" ${keep} zsh -i`];
 }
 
 export function waitForPromptIn(

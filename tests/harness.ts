@@ -141,6 +141,11 @@ export async function withServer(
     await client.close();
     await server.close();
   }
+  const channel = server.context.enrollments?.channelPath;
+  if (channel) {
+    const serverDir = channel.slice(0, channel.lastIndexOf("/"));
+    await assert.rejects(Deno.lstat(serverDir), "the server's private directory is left behind");
+  }
 }
 
 export function assertValidRunResult(payload: Payload): void {

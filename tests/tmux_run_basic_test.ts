@@ -113,7 +113,7 @@ Deno.test(
     const result = await s.run(
       'printf "%s|%s|%s" "${LOCAL_ONLY-unset}" "$LATE_EXPORT" "${TMUX_PANE-none}"; export NEW=1',
     );
-    assert.equal(result.data.stdout.data, "unset|late value|none");
+    assert.equal(result.data.stdout.data, `unset|late value|${lab.pane}`);
     const again = await s.run('printf "%s" "${NEW-unset}"');
     assert.equal(again.data.stdout.data, "unset");
   }),

@@ -29,12 +29,14 @@ Deno.test(
     });
     assert.equal(early.data.outcome, "timeout");
     assert.equal(early.data.effective_timeout, 0.5);
+    let begun = false;
     const waiting = s.call("wait_for_text", {
       pane_id: lab.pane,
       patterns: ["NEW_[A-Z]+"],
       regex: true,
       timeout: 10,
-    });
+    }, { onprogress: () => begun = true });
+    await waitFor("the wait to begin", () => begun);
     await typeInto(lab, "echo NEW_TOKEN", true);
     const result = await waiting;
     assert.equal(result.data.outcome, "matched");
@@ -47,11 +49,13 @@ Deno.test(
   zsh(async (lab, s) => {
     await typeInto(lab, "sleep 0.5; echo DONE_$((40+2))");
     await screenShows(lab, "DONE_$((40+2))");
+    let begun = false;
     const waiting = s.call("wait_for_text", {
       pane_id: lab.pane,
       patterns: ["DONE_"],
       timeout: 10,
-    });
+    }, { onprogress: () => begun = true });
+    await waitFor("the wait to begin", () => begun);
     await lab.tmuxCmd("send-keys", "-t", lab.pane, "Enter");
     const result = await waiting;
     assert.equal(result.data.outcome, "matched");
@@ -65,14 +69,18 @@ Deno.test(
 Deno.test(
   "a stop pattern that appears first ends the wait as stopped",
   zsh(async (lab, s) => {
-    const waiting = s.call("wait_for_text", {
-      pane_id: lab.pane,
-      patterns: ["SUCCESS"],
-      stop: ["FAIL"],
-      timeout: 10,
-    });
+    let begun = false;
+    const waiting = s.client.callTool(
+      {
+        name: "wait_for_text",
+        arguments: { pane_id: lab.pane, patterns: ["SUCCESS"], stop: ["FAIL"], timeout: 10 },
+      },
+      undefined,
+      { onprogress: () => begun = true },
+    );
+    await waitFor("the wait to begin", () => begun);
     await typeInto(lab, "echo F''AIL; sleep 0.2; echo S''UCCESS", true);
-    const result = await waiting;
+    const result = JSON.parse(((await waiting).content as { text: string }[])[0].text);
     assert.equal(result.data.outcome, "stopped");
     assert.equal(result.data.matched_text, "FAIL");
   }),

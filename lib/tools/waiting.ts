@@ -160,7 +160,8 @@ async function waitForText(
   const timeout = effectiveTimeout(context, a.timeout);
   const started = Date.now();
   const deadline = started + timeout * 1000;
-  let lastProgress = started;
+  // The first report comes right after the first look, so a client knows the wait has begun.
+  let lastProgress = started - 1000;
   let linesMissed = false;
   const result = (outcome: string, hit: { text: string; which: number } | null, c: Cursor) =>
     success({
