@@ -44,8 +44,18 @@ export function labZshCommand(dir: string): string[] {
     `ZDOTDIR=${dir}/zdotdir`,
     "TERM=xterm-256color",
     "LANG=C.UTF-8",
+    `DENO_DIR=${denoCacheDirectory()}`,
   ].map((assignment) => `'${assignment}'`).join(" ");
   return ["/bin/sh", "-c", `exec env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" ${keep} zsh -i`];
+}
+
+/**
+ * Our Deno cache, handed to the lab's shell so the helper it starts finds its modules there
+ * instead of filling (and outliving) a fresh cache in the lab's temporary HOME.
+ */
+function denoCacheDirectory(): string {
+  const cache = Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? "/root"}/.cache`;
+  return Deno.env.get("DENO_DIR") ?? `${cache}/deno`;
 }
 
 export function waitForPromptIn(
