@@ -2,24 +2,12 @@
 // that never echoes a value, startup failures as exit 1, and stdout reserved for MCP frames.
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "./test_deps.ts";
-import { withLab } from "./harness.ts";
+import { runDeno, withLab } from "./harness.ts";
+
+const runMain = (args: string[], env: Record<string, string> = {}) =>
+  runDeno(["run", "--allow-all", MAIN, ...args], env);
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
-
-async function runMain(args: string[], env: Record<string, string> = {}) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN, ...args],
-    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/", ...env },
-    clearEnv: true,
-    stdin: "null",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-}
 
 Deno.test("--help and --version answer without touching tmux", async () => {
   for (const flag of ["--help", "--version"]) {

@@ -4,7 +4,14 @@
 import assert from "node:assert/strict";
 import { randomHex } from "../lib/ids.ts";
 import { runTmux, socketPath, type TmuxClient } from "../lib/tmux.ts";
-import { type Lab, waitFor, waitForPrompt, withLab } from "./harness.ts";
+import {
+  type Lab,
+  splitPane,
+  waitFor,
+  waitForPrompt,
+  waitUntilRunning,
+  withLab,
+} from "./harness.ts";
 import { type GeneralSession, tmuxEnvironmentFor, withGeneral } from "./general_session.ts";
 
 function lab(fn: (lab: Lab, s: GeneralSession) => Promise<void>): () => Promise<void> {
@@ -187,19 +194,9 @@ Deno.test(
     );
     await waitForPrompt(lab);
     await s.call("send_keys", { pane_id: lab.pane, keys: "sleep 30", enter: true });
-    await waitFor(
-      "sleep",
-      async () =>
-        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
-          "sleep",
-    );
+    await waitUntilRunning(lab, "sleep");
     await s.call("send_keys", { pane_id: lab.pane, keys: "C-c", literal: false });
-    await waitFor(
-      "zsh again",
-      async () =>
-        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
-          "zsh",
-    );
+    await waitUntilRunning(lab, "zsh");
     await waitForPrompt(lab);
     const pasted = await s.call("paste_text", { pane_id: lab.pane, text: "echo pasted\t✓" });
     assert.equal(pasted.ok, true);
@@ -218,16 +215,7 @@ Deno.test(
     withLab(async (lab) => {
       const caller = await tmuxEnvironmentFor(lab, lab.pane);
       await withGeneral(lab, { caller }, async (s) => {
-        const other = await lab.tmuxCmd(
-          "split-window",
-          "-d",
-          "-P",
-          "-F",
-          "#{pane_id}",
-          "-t",
-          lab.pane,
-          "sleep 60",
-        );
+        const other = await splitPane(lab, "sleep 60");
         const before = await lab.tmuxCmd("display-message", "-p", "-t", other, "#{pane_pid}");
         const respawned = await s.call("respawn_pane", {
           pane_id: other,

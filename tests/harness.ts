@@ -159,3 +159,48 @@ export async function typeInto(lab: Lab, text: string, enter = false): Promise<v
   await lab.tmuxCmd("send-keys", "-t", lab.pane, "-l", text);
   if (enter) await lab.tmuxCmd("send-keys", "-t", lab.pane, "Enter");
 }
+
+/** Splits the lab's first pane (detached) and returns the new pane's id. */
+export async function splitPane(lab: Lab, ...command: string[]): Promise<string> {
+  return await lab.tmuxCmd(
+    "split-window",
+    "-d",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    "-t",
+    lab.pane,
+    ...command,
+  );
+}
+
+/** Waits until the pane's foreground process is `command` (the shell is busy running it). */
+export async function waitUntilRunning(lab: Lab, command: string): Promise<void> {
+  await waitFor(
+    `${command} to run in the pane`,
+    async () =>
+      await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
+        command,
+  );
+}
+
+/** Runs this Deno with `args` in a clean environment (PATH and HOME, plus `env`). */
+export async function runDeno(args: string[], env: Record<string, string> = {}) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/",
+      ...env,
+    },
+    clearEnv: true,
+    stdin: "null",
+    cwd: "/",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}

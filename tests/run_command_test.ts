@@ -1,7 +1,14 @@
 // run_command against real shells: exit statuses, awkward commands, its own markers, timeouts,
 // panes that are not at a shell, and two calls on one pane.
 import assert from "node:assert/strict";
-import { type Lab, waitFor, waitForPrompt, withLab } from "./harness.ts";
+import {
+  type Lab,
+  splitPane,
+  waitFor,
+  waitForPrompt,
+  waitUntilRunning,
+  withLab,
+} from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
 
 function zsh(fn: (lab: Lab, s: GeneralSession) => Promise<void>): () => Promise<void> {
@@ -10,14 +17,8 @@ function zsh(fn: (lab: Lab, s: GeneralSession) => Promise<void>): () => Promise<
 
 /** A second pane in the lab's window running `shell` with a known prompt. */
 async function shellPane(lab: Lab, shell: "bash" | "dash"): Promise<string> {
-  const pane = await lab.tmuxCmd(
-    "split-window",
-    "-d",
-    "-P",
-    "-F",
-    "#{pane_id}",
-    "-t",
-    lab.pane,
+  const pane = await splitPane(
+    lab,
     "env",
     "-i",
     "PATH=/usr/bin:/bin",
@@ -127,12 +128,7 @@ Deno.test(
   zsh(async (lab, s) => {
     await lab.tmuxCmd("send-keys", "-t", lab.pane, "-l", "cat");
     await lab.tmuxCmd("send-keys", "-t", lab.pane, "Enter");
-    await waitFor(
-      "cat in the foreground",
-      async () =>
-        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
-          "cat",
-    );
+    await waitUntilRunning(lab, "cat");
     const before = await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
     const result = await s.call("run_command", { pane_id: lab.pane, command: "echo no" });
     assert.equal(result.ok, false);

@@ -2,29 +2,10 @@
 // bundled file, a `deno run` of a URL, and a compiled binary (when the runtime for compiling
 // can be had here). Each runs a real enrollment and tmux_run; none leaves anything behind.
 import assert from "node:assert/strict";
+import { runDeno as run } from "./harness.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;
-
-async function run(args: string[], env: Record<string, string> = {}) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/",
-      ...env,
-    },
-    clearEnv: true,
-    stdin: "null",
-    cwd: "/",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-}
 
 async function labLeftovers(): Promise<string[]> {
   const found: string[] = [];

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { randomHex } from "../lib/ids.ts";
 import { runTmux, socketPath, type TmuxClient } from "../lib/tmux.ts";
-import { type Lab, waitFor, waitForPrompt, withLab } from "./harness.ts";
+import { type Lab, splitPane, waitFor, waitForPrompt, withLab } from "./harness.ts";
 import { type GeneralSession, tmuxEnvironmentFor, withGeneral } from "./general_session.ts";
 
 const TEARDOWN = { LIBTMUX_TOOLSETS: "inspect,teardown" };
@@ -54,15 +54,7 @@ Deno.test(
 Deno.test(
   "other panes, windows and sessions on the same server are removed",
   inside(async (lab, s) => {
-    const sibling = await lab.tmuxCmd(
-      "split-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "-t",
-      lab.pane,
-    );
+    const sibling = await splitPane(lab);
     const pane = await s.call("kill_pane", { pane_id: sibling });
     assert.deepEqual(pane.data, { killed: sibling });
     const window = await lab.tmuxCmd("new-window", "-d", "-P", "-F", "#{window_id}");
@@ -122,15 +114,7 @@ Deno.test(
 
 Deno.test("when the caller's tmux identity cannot be established, teardown refuses", () =>
   withLab(async (lab) => {
-    const sibling = await lab.tmuxCmd(
-      "split-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "-t",
-      lab.pane,
-    );
+    const sibling = await splitPane(lab);
     const uncertain = [
       { tmux: `${lab.dir}/no-such-socket,1,0`, pane: lab.pane },
       { tmux: (await tmuxEnvironmentFor(lab, lab.pane)).tmux },

@@ -8,6 +8,7 @@ import {
   typeInto,
   waitFor,
   waitForPrompt,
+  waitUntilRunning,
   withLab,
   withServer,
 } from "./harness.ts";
@@ -132,12 +133,7 @@ Deno.test(
   "progress is reported while the shell is busy and while the script runs",
   enrolled(async (lab, s) => {
     await typeInto(lab, "sleep 1", true);
-    await waitFor(
-      "the shell to be busy",
-      async () =>
-        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
-          "sleep",
-    );
+    await waitUntilRunning(lab, "sleep");
     const messages: string[] = [];
     const result = await s.client.callTool(
       {

@@ -10,6 +10,7 @@ import {
   typeInto,
   waitFor,
   waitForPrompt,
+  waitUntilRunning,
   withLab,
   withServer,
   zshCommand,
@@ -212,12 +213,7 @@ Deno.test(
   "a busy shell runs the request once it is idle",
   enrolled(async (lab, s) => {
     await typeInto(lab, `sleep 1; touch '${lab.dir}/busy-done'`, true);
-    await waitFor(
-      "the shell to be busy",
-      async () =>
-        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
-          "sleep",
-    );
+    await waitUntilRunning(lab, "sleep");
     const result = await s.run(`test -e '${lab.dir}/busy-done'`);
     assert.deepEqual(result.data.completion, { state: "exited", exit_status: 0, signal: null });
   }),
@@ -227,12 +223,7 @@ Deno.test(
   "a shell busy past the deadline gets deadline, and the stale request never runs",
   enrolled(async (lab, s) => {
     await typeInto(lab, "sleep 2", true);
-    await waitFor(
-      "the shell to be busy",
-      async () =>
-        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_current_command}") ===
-          "sleep",
-    );
+    await waitUntilRunning(lab, "sleep");
     const result = await s.run(`touch '${lab.dir}/stale'`);
     assertNotSent(result, "deadline");
     await waitForPrompt(lab);

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { CATALOG, selectTools } from "../lib/catalog.ts";
 import { parseCommandLine, UsageError } from "../lib/config.ts";
-import { withLab } from "./harness.ts";
+import { runDeno, withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -80,24 +80,8 @@ Deno.test("an unknown set or tool name fails with a message naming the word", ()
   }
 });
 
-async function startupFailure(env: Record<string, string>, args: string[] = []) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", MAIN, ...args],
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/",
-      ...env,
-    },
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: output.code,
-    stdout: new TextDecoder().decode(output.stdout),
-    stderr: new TextDecoder().decode(output.stderr),
-  };
+function startupFailure(env: Record<string, string>, args: string[] = []) {
+  return runDeno(["run", "-A", "--quiet", MAIN, ...args], env);
 }
 
 Deno.test("startup with an unknown toolset exits 2 with one stderr line naming it", async () => {

@@ -1,7 +1,7 @@
 // wait_for_text and capture_since against a real zsh: only new output counts, cursors survive
 // between calls and admit missed lines, waits are clamped, cancellable and leave no child.
 import assert from "node:assert/strict";
-import { type Lab, typeInto, waitFor, waitForPrompt, withLab } from "./harness.ts";
+import { type Lab, splitPane, typeInto, waitFor, waitForPrompt, withLab } from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
 import { parseCommandLine } from "../lib/config.ts";
 
@@ -90,16 +90,7 @@ Deno.test(
   "a pane whose process exits ends the wait as pane_dead",
   zsh(async (lab, s) => {
     await lab.tmuxCmd("set-option", "-g", "remain-on-exit", "on");
-    const pane = await lab.tmuxCmd(
-      "split-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "-t",
-      lab.pane,
-      "sleep 0.5",
-    );
+    const pane = await splitPane(lab, "sleep 0.5");
     const result = await s.call("wait_for_text", { pane_id: pane, patterns: ["x"], timeout: 10 });
     assert.equal(result.data.outcome, "pane_dead");
   }),
@@ -167,7 +158,7 @@ Deno.test(
   "a cursor for another pane or a forged cursor is refused",
   zsh(async (lab, s) => {
     const first = await s.call("capture_since", { pane_id: lab.pane });
-    const other = await lab.tmuxCmd("split-window", "-d", "-P", "-F", "#{pane_id}", "-t", lab.pane);
+    const other = await splitPane(lab);
     const wrong = await s.call("capture_since", { pane_id: other, cursor: first.data.cursor });
     assert.equal(wrong.error.code, "invalid_cursor");
     const forged = await s.call("capture_since", { pane_id: lab.pane, cursor: "c1.e30" });
