@@ -1,14 +1,7 @@
 // run_command against real shells: exit statuses, awkward commands, its own markers, timeouts,
 // panes that are not at a shell, and two calls on one pane.
 import assert from "node:assert/strict";
-import {
-  type Lab,
-  splitPane,
-  waitFor,
-  waitForPrompt,
-  waitUntilRunning,
-  withLab,
-} from "./harness.ts";
+import { type Lab, splitPane, waitForPrompt, waitUntilRunning, withLab } from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
 
 function zsh(fn: (lab: Lab, s: GeneralSession) => Promise<void>): () => Promise<void> {

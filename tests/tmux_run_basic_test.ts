@@ -6,7 +6,6 @@ import {
   type Lab,
   type Session,
   typeInto,
-  waitFor,
   waitForPrompt,
   waitUntilRunning,
   withLab,

@@ -1,6 +1,7 @@
 // The tools that supply input to programs or start them: keystrokes, pasted text, a respawned
 // pane, environment for future processes. They act on exact ids only; respawning with kill is
 // refused for the pane this MCP server runs in, since it would end the server's own process.
+import { pasteIntoPane } from "../paste.ts";
 import { containsCaller } from "../caller.ts";
 import { schemas } from "../schemas.ts";
 import type { ToolDefinition } from "../server_context.ts";
@@ -69,28 +70,11 @@ export const pasteTextTool: ToolDefinition = {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
     if (!found.ok) return found.payload;
-    const file = await Deno.makeTempFile({ prefix: "tmux-mcp-paste-" });
-    try {
-      await Deno.writeTextFile(file, a.text);
-      const buffer = `tmux-mcp-${crypto.randomUUID()}`;
-      const out = await tmuxCall(client, [
-        "load-buffer",
-        "-b",
-        buffer,
-        file,
-        ";",
-        "paste-buffer",
-        "-d",
-        ...(a.bracketed === false ? [] : ["-p"]),
-        "-b",
-        buffer,
-        "-t",
-        a.pane_id,
-      ]);
-      return out.ok ? success({ target: a.pane_id }) : out.payload;
-    } finally {
-      await Deno.remove(file).catch(() => {});
-    }
+    const out = await pasteIntoPane(client, a.pane_id, a.text, {
+      bracketed: a.bracketed !== false,
+      enter: false,
+    });
+    return out.ok ? success({ target: a.pane_id }) : out.payload;
   },
 };
 

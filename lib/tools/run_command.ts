@@ -5,12 +5,13 @@
 // (`printf '%s%s' __A_ ID`), so the typed line never contains a marker and its echo cannot
 // end the wait; the ID is random per call and no shell variable is assigned. Calls on one pane
 // are serialised; a timeout says the command may still be running, because it may.
+import { pasteIntoPane } from "../paste.ts";
 import { bounded, DEFAULT_MAX_LINES, snapshot } from "../capture.ts";
 import { containsCaller } from "../caller.ts";
 import { randomHex } from "../ids.ts";
 import { schemas } from "../schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context.ts";
-import { clientFor, tmuxCall } from "../targets.ts";
+import { clientFor } from "../targets.ts";
 import { socketPath, type TmuxClient } from "../tmux.ts";
 import { refusal, success, type ToolPayload } from "../tool_result.ts";
 import { paneInfo } from "./inspect.ts";
@@ -108,33 +109,13 @@ async function runCommand(
   if (await containsCaller(context, client, "pane", a.pane_id) !== "not_ours") return CALLER_PANE;
   const timeout = effectiveTimeout(context, a.timeout);
   const id = randomHex(8);
-  const buffer = `tmux-mcp-${id}`;
-  const file = await Deno.makeTempFile({ prefix: "tmux-mcp-cmd-" });
-  try {
-    await Deno.writeTextFile(file, typedLine(a.command, id, a.suppress_history ?? true));
-    const sent = await tmuxCall(client, [
-      "load-buffer",
-      "-b",
-      buffer,
-      file,
-      ";",
-      "paste-buffer",
-      "-p",
-      "-d",
-      "-b",
-      buffer,
-      "-t",
-      a.pane_id,
-      ";",
-      "send-keys",
-      "-t",
-      a.pane_id,
-      "Enter",
-    ]);
-    if (!sent.ok) return sent.payload;
-  } finally {
-    await Deno.remove(file).catch(() => {});
-  }
+  const sent = await pasteIntoPane(
+    client,
+    a.pane_id,
+    typedLine(a.command, id, a.suppress_history ?? true),
+    { bracketed: true, enter: true },
+  );
+  if (!sent.ok) return sent.payload;
   const start = new RegExp(`__MCP_START_${id}$`);
   const done = new RegExp(`__MCP_DONE_${id}:(\\d+)$`);
   const started = Date.now();

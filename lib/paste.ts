@@ -1,0 +1,37 @@
+// How text reaches a pane without send-keys quoting: it is written to a private temp file,
+// loaded into a uniquely named tmux buffer and pasted (bracketed when asked) in one tmux
+// command, optionally followed by Enter in the same queue turn. The buffer is deleted by the
+// paste and the file right after, whatever happened.
+import { randomHex } from "./ids.ts";
+import { tmuxCall, type TmuxOutcome } from "./targets.ts";
+import type { TmuxClient } from "./tmux.ts";
+
+export async function pasteIntoPane(
+  client: TmuxClient,
+  paneId: string,
+  text: string,
+  options: { bracketed: boolean; enter: boolean },
+): Promise<TmuxOutcome<string>> {
+  const buffer = `tmux-mcp-${randomHex(8)}`;
+  const file = await Deno.makeTempFile({ prefix: "tmux-mcp-paste-" });
+  try {
+    await Deno.writeTextFile(file, text);
+    return await tmuxCall(client, [
+      "load-buffer",
+      "-b",
+      buffer,
+      file,
+      ";",
+      "paste-buffer",
+      "-d",
+      ...(options.bracketed ? ["-p"] : []),
+      "-b",
+      buffer,
+      "-t",
+      paneId,
+      ...(options.enter ? [";", "send-keys", "-t", paneId, "Enter"] : []),
+    ]);
+  } finally {
+    await Deno.remove(file).catch(() => {});
+  }
+}
