@@ -124,7 +124,11 @@ export class Enrollments {
     this.#listener = Deno.listen({ transport: "unix", path: this.channelPath });
     this.#acceptLoop(this.#listener);
     const record: ServerRecord = { pid: Deno.pid, tmux_socket: this.#options.tmuxSocketPath };
-    await writeExclusive(`${this.#options.directory}/${SERVER_RECORD}`, JSON.stringify(record));
+    await Deno.writeTextFile(
+      `${this.#options.directory}/${SERVER_RECORD}`,
+      JSON.stringify(record),
+      { createNew: true, mode: 0o600 },
+    );
   }
 
   /** Writes the one-line setup file a person sources in pane `paneId`. */

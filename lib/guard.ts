@@ -42,10 +42,17 @@ export async function authorize(
   ], signal);
   signal.throwIfAborted();
   const lines = result.stdout.split("\n").filter((line) => line !== "");
-  const aliased = lines.some((line) => {
+  if (rebindsGuard(lines)) return "aliased";
+  if (result.code === 0 && lines.at(-1) === nonce) return "granted";
+  // An alias can make the whole command list fail to parse, so nothing above ran: look again,
+  // on its own, before calling the pane replaced.
+  const aliases = await runTmux(tmux, ["show-options", "-s", "command-alias"], signal);
+  return rebindsGuard(aliases.stdout.split("\n")) ? "aliased" : "denied";
+}
+
+function rebindsGuard(optionLines: string[]): boolean {
+  return optionLines.some((line) => {
     const match = /^command-alias\[\d+\] "?([^=]+)=/.exec(line);
     return match !== null && GUARD_COMMANDS.includes(match[1]);
   });
-  if (aliased) return "aliased";
-  return result.code === 0 && lines.at(-1) === nonce ? "granted" : "denied";
 }

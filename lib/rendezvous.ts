@@ -31,7 +31,8 @@ export async function makeServerDirectory(base: string): Promise<string> {
   return dir;
 }
 
-export type WrittenFile = { path: string; inode: number };
+/** A file we created; we keep it open so its inode cannot be reused by someone else's file. */
+export type WrittenFile = { path: string; handle: Deno.FsFile };
 
 /**
  * Creates `path` with `content`, mode 0600, failing if anything (a file, a directory, a
@@ -40,29 +41,36 @@ export type WrittenFile = { path: string; inode: number };
 export async function writeExclusive(path: string, content: string): Promise<WrittenFile> {
   const slash = path.lastIndexOf("/");
   const temp = `${slash >= 0 ? path.slice(0, slash + 1) : ""}.tmux-mcp-${randomHex(8)}.tmp`;
-  const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
+  const handle = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
   try {
     await Deno.chmod(temp, 0o600);
-    await file.write(new TextEncoder().encode(content));
-  } finally {
-    file.close();
-  }
-  try {
+    await handle.write(new TextEncoder().encode(content));
     await Deno.link(temp, path);
+  } catch (error) {
+    handle.close();
+    throw error;
   } finally {
     await Deno.remove(temp).catch(() => {});
   }
-  const info = await Deno.lstat(path);
-  return { path, inode: info.ino ?? -1 };
+  return { path, handle };
 }
 
-/** Removes the file only if it is still the one we wrote. */
+/**
+ * Removes the file only if the path still names the inode we created. Holding that inode open
+ * is what makes the comparison sound: a file we no longer hold could see its inode number
+ * reused by a replacement.
+ */
 export async function removeIfSame(file: WrittenFile): Promise<void> {
   try {
-    const info = await Deno.lstat(file.path);
-    if (info.ino === file.inode) await Deno.remove(file.path);
+    const ours = await file.handle.stat();
+    const there = await Deno.lstat(file.path);
+    if (ours.nlink !== 0 && there.ino === ours.ino && there.dev === ours.dev) {
+      await Deno.remove(file.path);
+    }
   } catch {
     // Already gone, or replaced by someone else: not ours to remove.
+  } finally {
+    file.handle.close();
   }
 }
 

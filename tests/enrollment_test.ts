@@ -2,6 +2,7 @@
 // refused (status 1, one line, shell unchanged) anywhere but the pane's own interactive zsh.
 import assert from "node:assert/strict";
 import { parseCommandLine } from "../lib/config.ts";
+import { tmuxCapabilitiesTool } from "../lib/tools/tmux_capabilities.ts";
 import { startServer, StartupError } from "../lib/server.ts";
 import { type Lab, typeInto, waitFor, waitForPrompt, withLab, withServer } from "./harness.ts";
 
@@ -175,4 +176,34 @@ Deno.test("the shell retires its enrollment when the server goes, and can enroll
       const run = await s.run("echo again");
       assert.equal(run.data.stdout.data, "again\n");
     });
+  }));
+
+Deno.test("a setup file replaced by someone else is not removed at expiry", () =>
+  withLab((lab) =>
+    withServer(lab, [...ENROLL, "--enrollment-timeout", "1"], async (s) => {
+      await Deno.remove(s.setupFile);
+      await Deno.writeTextFile(s.setupFile, "someone else's file\n");
+      await waitFor("the invitation to expire", async () =>
+        (await s.call("tmux_capabilities")).data.pending_invitations.length === 0);
+      assert.equal(await Deno.readTextFile(s.setupFile), "someone else's file\n");
+    })
+  ));
+
+Deno.test("tmux_capabilities answers without starting a tmux server", () =>
+  withLab(async (lab) => {
+    const parsed = parseCommandLine(["--socket-name", `${lab.socketName}-absent`], {});
+    assert.ok("config" in parsed);
+    const server = await startServer(parsed.config);
+    try {
+      const payload = await tmuxCapabilitiesTool.handle(server.context, {}, {
+        signal: new AbortController().signal,
+      });
+      assert.ok(payload.ok);
+      const data = payload.data as { tmux: { running: boolean; pid: null } };
+      assert.equal(data.tmux.running, false);
+      assert.equal(data.tmux.pid, null);
+      await assert.rejects(Deno.lstat(`/tmp/tmux-${Deno.uid()}/${lab.socketName}-absent`));
+    } finally {
+      await server.close();
+    }
   }));

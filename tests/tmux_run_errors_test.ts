@@ -232,3 +232,38 @@ Deno.test(
     await assert.rejects(Deno.lstat(`${lab.dir}/stale`));
   }, ["--run-timeout", "1"]),
 );
+
+Deno.test(
+  "a shell killed right after the guard is stale_target, observed, with the receipt",
+  enrolled(
+    async (lab, s) => {
+      const result = await s.run(`touch '${lab.dir}/ran'`);
+      assert.equal(result.error.code, "stale_target");
+      assert.equal(result.error.delivery, "observed");
+      assert.equal(result.error.effects.state, "known");
+      assert.equal(result.error.effects.authorization.pane_id, lab.pane);
+      await assert.rejects(Deno.lstat(`${lab.dir}/ran`));
+    },
+    [],
+    (lab) => ({
+      afterGuard: async (pane) => {
+        const pid = Number(await lab.tmuxCmd("display-message", "-p", "-t", pane, "#{pane_pid}"));
+        Deno.kill(pid, "SIGKILL");
+        await waitFor("the shell to die", async () => !await processExists(pid));
+      },
+    }),
+  ),
+);
+
+Deno.test(
+  "a command-alias that rebinds the guard's commands makes tmux_run refuse",
+  enrolled(async (lab, s) => {
+    await lab.tmuxCmd("set-option", "-s", "command-alias[100]", "if-shell=display-message -p x");
+    const result = await s.run(`touch '${lab.dir}/ran'`);
+    assertNotSent(result, "unsupported");
+    await assert.rejects(Deno.lstat(`${lab.dir}/ran`));
+    await lab.tmuxCmd("set-option", "-su", "command-alias[100]");
+    const next = await s.run("echo fine");
+    assert.equal(next.data.stdout.data, "fine\n");
+  }),
+);
