@@ -1,91 +1,62 @@
 // Is tmux_run fast enough to replace what peers do today? This measures it the way a client
 // sees it — the server as its own process over real stdio, panes a person enrolled with
-// `source` — against the usual send-keys + `tmux wait-for` round trip in the same tmux server,
-// plus a full-size output run and the server's peak memory with the maximum of 8 enrolled panes.
-import { Client, StdioClientTransport } from "../tests/test_deps.ts";
-import {
-  type Payload,
-  processExists,
-  waitFor,
-  waitForPrompt,
-  zshCommand,
-} from "../tests/harness.ts";
+// `source` — against the usual send-keys + `tmux wait-for` round trip in the same tmux server
+// and against run_command in a plain pane, plus how soon wait_for_text notices new output, a
+// full-size output run, and the server's peak memory with the maximum of 8 enrolled panes.
+import { Client, StdioClientTransport } from "../lib/deps.ts";
 import { randomHex } from "../lib/ids.ts";
-import { runTmux, socketPath, type TmuxClient } from "../lib/tmux.ts";
+import {
+  labZshCommand,
+  openLab,
+  type PrivateLab,
+  sourceInPane,
+  waitFor,
+  waitForPromptIn,
+} from "../lib/private_lab.ts";
+import { readIdentity } from "../lib/procfs.ts";
+import { runTmux } from "../lib/tmux.ts";
 
 const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
 const ENROLLED_PANES = 8;
 const WARMUP = 20;
 const TIMED = 200;
+const WAKE_RUNS = 20;
+// POLL_MS in lib/tools/waiting.ts, which does not export it: wait_for_text looks this often.
+const WAIT_POLL_MS = 100;
 const BIG_RUNS = 20;
 const BIG_BYTES = 262144;
 const BIG_SCRIPT = `head -c ${BIG_BYTES} /dev/zero | tr '\\0' a; ` +
   `head -c ${BIG_BYTES} /dev/zero | tr '\\0' b >&2`;
 
-type Lab = {
-  dir: string;
-  socketName: string;
-  tmux: TmuxClient;
-  tmuxCmd: (...args: string[]) => Promise<string>;
-};
+// deno-lint-ignore no-explicit-any
+type Payload = any;
 
 type Mcp = {
   client: Client;
   pid: number;
   generation: string;
-  call: (name: string, args?: Record<string, unknown>) => Promise<Payload>;
+  call: (
+    name: string,
+    args?: Record<string, unknown>,
+    onprogress?: () => void,
+  ) => Promise<Payload>;
 };
 
 type Summary = { p50: number; p95: number };
 
-/** A private tmux server whose first window holds a zsh at the `lab#` prompt. */
-async function startLab(): Promise<Lab> {
-  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-bench-" });
-  const socketName = `tmux-mcp-bench-${randomHex(6)}`;
-  const tmux: TmuxClient = { bin: "tmux", socket: { kind: "name", name: socketName } };
-  const tmuxCmd = async (...args: string[]) => {
-    const result = await runTmux(tmux, args);
-    if (result.code !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr}`);
-    return result.stdout.trim();
-  };
-  const lab = { dir, socketName, tmux, tmuxCmd };
-  try {
-    await Deno.mkdir(`${dir}/zdotdir`);
-    await Deno.mkdir(`${dir}/home`);
-    await Deno.writeTextFile(`${dir}/zdotdir/.zshrc`, "PROMPT='lab%# '\n");
-    const size = ["-x", "160", "-y", "40"];
-    await tmuxCmd("-f", "/dev/null", "new-session", "-d", ...size, "--", ...zshCommand(dir));
-  } catch (error) {
-    await stopLab(lab);
-    throw error;
+/** `count` new windows in the lab, each a zsh at its prompt. */
+async function zshPanes(lab: PrivateLab, count: number): Promise<string[]> {
+  const panes: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const zsh = labZshCommand(lab.dir);
+    panes.push(await lab.tmuxCmd("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...zsh));
   }
-  return lab;
-}
-
-/** The pane of the first window plus `extra` new windows, each a zsh at its prompt. */
-async function zshPanes(lab: Lab, extra: number): Promise<string[]> {
-  const panes = [await lab.tmuxCmd("display-message", "-p", "-t", "$0", "#{pane_id}")];
-  for (let i = 0; i < extra; i++) {
-    panes.push(
-      await lab.tmuxCmd("new-window", "-d", "-P", "-F", "#{pane_id}", "--", ...zshCommand(lab.dir)),
-    );
-  }
-  for (const pane of panes) await waitForPrompt({ tmuxCmd: lab.tmuxCmd, pane });
+  for (const pane of panes) await waitForPromptIn(lab.tmuxCmd, pane);
   return panes;
 }
 
-async function stopLab(lab: Lab): Promise<void> {
-  await runTmux(lab.tmux, ["kill-server"]).catch(() => {});
-  await waitFor("the tmux server to exit", async () => {
-    return (await runTmux(lab.tmux, ["list-sessions"])).code !== 0;
-  });
-  // kill-server leaves the socket file behind.
-  await Deno.remove(socketPath(lab.tmux.socket)).catch(() => {});
-  await Deno.remove(lab.dir, { recursive: true }).catch(() => {});
-}
-
 /** The server as a separate process on stdio, inviting each pane with its own setup file. */
-async function startServer(lab: Lab, panes: string[]): Promise<Mcp> {
+async function startServer(lab: PrivateLab, panes: string[]): Promise<Mcp> {
   const invitations = panes.flatMap((pane, i) => ["--enroll-pane", `${pane}=${setupFile(lab, i)}`]);
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
@@ -104,8 +75,12 @@ async function startServer(lab: Lab, panes: string[]): Promise<Mcp> {
   });
   const client = new Client({ name: "tmux-mcp-bench", version: "1" });
   await client.connect(transport);
-  const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = await client.callTool({ name, arguments: args });
+  const call = async (
+    name: string,
+    args: Record<string, unknown> = {},
+    onprogress?: () => void,
+  ) => {
+    const result = await client.callTool({ name, arguments: args }, undefined, { onprogress });
     return JSON.parse((result.content as { text: string }[])[0].text);
   };
   const capabilities = await call("tmux_capabilities").catch((error) => ({ ok: false, error }));
@@ -116,17 +91,16 @@ async function startServer(lab: Lab, panes: string[]): Promise<Mcp> {
   return { client, pid: transport.pid!, generation: capabilities.data.generation, call };
 }
 
-function setupFile(lab: Lab, index: number): string {
+function setupFile(lab: PrivateLab, index: number): string {
   return `${lab.dir}/setup-${index}`;
 }
 
 /** Enrolls each pane as a person would: types `source FILE` and presses Enter. */
-async function enroll(lab: Lab, mcp: Mcp, panes: string[]): Promise<void> {
+async function enroll(lab: PrivateLab, mcp: Mcp, panes: string[]): Promise<void> {
   for (const [i, pane] of panes.entries()) {
     const file = setupFile(lab, i);
     await waitFor(`the setup file ${file}`, () => Deno.stat(file).then(() => true, () => false));
-    await lab.tmuxCmd("send-keys", "-t", pane, "-l", `source ${file}`);
-    await lab.tmuxCmd("send-keys", "-t", pane, "Enter");
+    await sourceInPane(lab, file, pane);
   }
   let missing = panes;
   await waitFor("every pane to be enrolled", async () => {
@@ -142,7 +116,7 @@ async function enroll(lab: Lab, mcp: Mcp, panes: string[]): Promise<void> {
     );
     throw new Error(`${error.message}; the panes not enrolled show:\n${screens.join("\n")}`);
   });
-  for (const pane of panes) await waitForPrompt({ tmuxCmd: lab.tmuxCmd, pane });
+  for (const pane of panes) await waitForPromptIn(lab.tmuxCmd, pane);
 }
 
 async function tmuxRun(mcp: Mcp, pane: string, script: string, extra = {}): Promise<Payload> {
@@ -186,8 +160,19 @@ function round(ms: number): number {
   return Math.round(ms * 100) / 100;
 }
 
+/**
+ * Untimed between runs in a plain pane: let the prompt come back, and keep the history short,
+ * since run_command and wait_for_text read the pane's whole history on every look.
+ */
+function settle(lab: PrivateLab, pane: string) {
+  return async (i: number) => {
+    await waitForPromptIn(lab.tmuxCmd, pane);
+    if (i % 20 === 0) await lab.tmuxCmd("clear-history", "-t", pane);
+  };
+}
+
 /** The peer mechanism: type the command plus `tmux wait-for -S`, block on `wait-for`. */
-async function benchBaseline(lab: Lab, pane: string): Promise<number[]> {
+async function benchBaseline(lab: PrivateLab, pane: string): Promise<number[]> {
   const signalled = async (i: number) => {
     const channel = `bench-${i + WARMUP}`;
     // A signal that arrives before the waiter is kept by tmux, so there is no race here.
@@ -198,12 +183,60 @@ async function benchBaseline(lab: Lab, pane: string): Promise<number[]> {
     const result = await waiter;
     if (result.code !== 0) throw new Error(`tmux wait-for failed: ${result.stderr}`);
   };
-  // Untimed: let the prompt come back and keep the history short.
-  const settle = async (i: number) => {
-    await waitForPrompt({ tmuxCmd: lab.tmuxCmd, pane });
-    if (i % 50 === 0) await lab.tmuxCmd("clear-history", "-t", pane);
+  return await measure(TIMED, signalled, settle(lab, pane));
+}
+
+async function benchRunCommand(lab: PrivateLab, mcp: Mcp, pane: string): Promise<number[]> {
+  const once = async () => {
+    const payload = await mcp.call("run_command", { pane_id: pane, command: "true" });
+    if (!payload.ok || payload.data.exit_status !== 0 || payload.data.timed_out) {
+      throw new Error(`run_command failed: ${JSON.stringify(payload).slice(0, 500)}`);
+    }
   };
-  return await measure(TIMED, signalled, settle);
+  return await measure(TIMED, once, settle(lab, pane));
+}
+
+/**
+ * From the moment the keystroke that prints a fresh token is delivered to the moment
+ * wait_for_text answers with it. The wait is started first and announces with its first
+ * progress notification that it is watching; the typed line spells the token in two pieces so
+ * its echo cannot match, and Enter comes after a random pause so it lands anywhere in the poll.
+ */
+async function wakeUp(lab: PrivateLab, mcp: Mcp, pane: string, i: number): Promise<number> {
+  const token = `WAKE_${i}_${randomHex(4)}`;
+  let watching!: () => void;
+  const begun = new Promise<void>((resolve) => watching = resolve);
+  const answer = mcp.call(
+    "wait_for_text",
+    { pane_id: pane, patterns: [token], timeout: 10 },
+    () => watching(),
+  );
+  await Promise.race([
+    begun,
+    answer.then((payload) => {
+      throw new Error(`wait_for_text ended before it began: ${JSON.stringify(payload)}`);
+    }),
+  ]);
+  await lab.tmuxCmd("send-keys", "-t", pane, "-l", `printf '%s%s\\n' WA ${token.slice(2)}`);
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * WAIT_POLL_MS));
+  await lab.tmuxCmd("send-keys", "-t", pane, "Enter");
+  const start = performance.now();
+  const payload = await answer;
+  const elapsed = performance.now() - start;
+  if (!payload.ok || payload.data.outcome !== "matched" || payload.data.matched_text !== token) {
+    throw new Error(`wait_for_text did not match: ${JSON.stringify(payload).slice(0, 500)}`);
+  }
+  return elapsed;
+}
+
+async function benchWakeUp(lab: PrivateLab, mcp: Mcp, pane: string): Promise<number[]> {
+  const durations: number[] = [];
+  const between = settle(lab, pane);
+  for (let i = 0; i < WAKE_RUNS; i++) {
+    durations.push(await wakeUp(lab, mcp, pane, i));
+    await between(i);
+  }
+  return durations;
 }
 
 async function benchBigOutput(mcp: Mcp, pane: string): Promise<number[]> {
@@ -233,55 +266,68 @@ async function peakRssMiB(mcp: Mcp, panes: string[]): Promise<number> {
 async function stopServer(mcp: Mcp): Promise<void> {
   // Closing the client closes the server's stdin, which is how a stdio server is told to exit.
   await mcp.client.close();
-  await waitFor("the server process to exit", async () => !await processExists(mcp.pid));
+  await waitFor("the server process to exit", async () => await readIdentity(mcp.pid) === null);
 }
 
 function report(results: {
   run: Summary;
+  runCommand: Summary;
   baseline: Summary;
+  wakeUp: Summary;
   big: Summary;
   rssMiB: number;
 }): void {
   const ratio = round(results.run.p50 / results.baseline.p50);
-  console.log(`tmux_run round trips (${TIMED} timed after ${WARMUP} warm-up, ms)`);
+  const runCommandRatio = round(results.runCommand.p50 / results.baseline.p50);
+  console.log(`round trips for \`true\` (${TIMED} timed after ${WARMUP} warm-up, ms)`);
   console.table({
-    "tmux_run `true`": results.run,
-    "send-keys + wait-for `true`": results.baseline,
+    "tmux_run (enrolled pane)": results.run,
+    "run_command (plain pane)": results.runCommand,
+    "send-keys + wait-for (plain pane)": results.baseline,
   });
   console.log(`ratio of p50 (tmux_run / send-keys + wait-for): ${ratio}`);
+  console.log(`ratio of p50 (run_command / send-keys + wait-for): ${runCommandRatio}`);
+  console.log(`wait_for_text wake-up after the output's Enter (${WAKE_RUNS} runs, ms)`);
+  console.table({
+    [`wait_for_text (polls every ${WAIT_POLL_MS} ms)`]: results.wakeUp,
+  });
   console.log(`256 KiB stdout + 256 KiB stderr, p50 of ${BIG_RUNS}: ${results.big.p50} ms`);
   console.log(
     `server peak RSS (VmHWM) with ${ENROLLED_PANES} enrolled panes: ${results.rssMiB} MiB`,
   );
   console.log(JSON.stringify({
     tmux_run_true_ms: results.run,
+    run_command_true_ms: results.runCommand,
     baseline_send_keys_wait_for_ms: results.baseline,
     ratio_p50: ratio,
+    wait_for_text_wakeup_ms: results.wakeUp,
     big_output_256k_256k_ms: { p50: results.big.p50 },
     server_peak_rss_mib_8_enrolled: results.rssMiB,
   }));
 }
 
 async function main(): Promise<void> {
-  const lab = await startLab();
+  const lab = await openLab();
   try {
-    // Eight panes to enroll, and one more that stays a plain zsh for the baseline.
-    const panes = await zshPanes(lab, ENROLLED_PANES);
-    const enrolled = panes.slice(0, ENROLLED_PANES);
-    const plain = panes[ENROLLED_PANES];
+    // The lab's own pane and seven new ones are enrolled; three more stay plain zsh.
+    const added = await zshPanes(lab, ENROLLED_PANES + 2);
+    const enrolled = [lab.pane, ...added.slice(0, ENROLLED_PANES - 1)];
+    const [runCommandPane, baselinePane, wakeUpPane] = added.slice(ENROLLED_PANES - 1);
     const mcp = await startServer(lab, enrolled);
     try {
       await enroll(lab, mcp, enrolled);
       const run = summarize(await measure(TIMED, () => tmuxRun(mcp, enrolled[0], "true")));
-      const baseline = summarize(await benchBaseline(lab, plain));
+      const runCommand = summarize(await benchRunCommand(lab, mcp, runCommandPane));
+      const baseline = summarize(await benchBaseline(lab, baselinePane));
+      const wakeUp = summarize(await benchWakeUp(lab, mcp, wakeUpPane));
       const big = summarize(await benchBigOutput(mcp, enrolled[0]));
       const rssMiB = await peakRssMiB(mcp, enrolled);
-      report({ run, baseline, big, rssMiB });
+      report({ run, runCommand, baseline, wakeUp, big, rssMiB });
     } finally {
       await stopServer(mcp);
     }
   } finally {
-    await stopLab(lab);
+    await lab.close();
   }
 }
 

@@ -267,3 +267,37 @@ Deno.test(
     assert.equal(next.data.stdout.data, "fine\n");
   }),
 );
+
+Deno.test(
+  "scripts over 65536 UTF-8 bytes, with NUL or a lone surrogate are invalid_input, without effects",
+  enrolled(async (_lab, s) => {
+    for (const script of ["é".repeat(32769), "echo a\u0000b", "echo \ud800"]) {
+      const result = await s.run(script);
+      assert.equal(result.error.code, "invalid_input");
+      assert.equal(result.error.delivery, "not_sent");
+      assert.equal(result.error.effects, undefined);
+    }
+    const fits = await s.run(`: '${"é".repeat(32760)}'`);
+    assert.equal(fits.ok, true);
+  }),
+);
+
+Deno.test(
+  "a background process holding the output open ends the run with deadline and the completion",
+  enrolled(async (lab, s) => {
+    const pidFile = `${lab.dir}/bg.pid`;
+    const result = await s.run(`sleep 30 & echo $! > '${pidFile}'; exit 0`);
+    try {
+      assert.equal(result.error.code, "deadline");
+      assert.equal(result.error.delivery, "observed");
+      assert.deepEqual(result.error.effects.completion, {
+        state: "exited",
+        exit_status: 0,
+        signal: null,
+      });
+      assert.equal(result.error.effects.authorization.state, "authorized");
+    } finally {
+      Deno.kill(Number(await Deno.readTextFile(pidFile)), "SIGKILL");
+    }
+  }),
+);
