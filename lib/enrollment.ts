@@ -12,7 +12,7 @@ import {
   type ServerMessage,
 } from "./frames.ts";
 import { randomHex } from "./ids.ts";
-import { holdsFileOpen, type ProcessIdentity, readIdentity } from "./procfs.ts";
+import { holdsFileOpen, isSameProcess, type ProcessIdentity, readIdentity } from "./procfs.ts";
 import { removeIfSame, shellQuote, writeExclusive, type WrittenFile } from "./rendezvous.ts";
 import { runTmux, type TmuxClient } from "./tmux.ts";
 
@@ -155,6 +155,18 @@ export class Enrollments {
       this.#options.lifetimeSeconds * 1000,
     );
     this.#invitations.set(token, { token, paneId, setupFile, proofPath, timer });
+  }
+
+  /**
+   * The enrolled shells that still exist. Commands started from an enrolled shell inherit its
+   * channel, so a background job can keep the channel open after the shell exited; /proc says
+   * whether the shell itself is still there.
+   */
+  async liveShells(): Promise<EnrolledShell[]> {
+    for (const shell of [...this.shells.values()]) {
+      if (!await isSameProcess(shell.identity)) shell.discard();
+    }
+    return [...this.shells.values()];
   }
 
   pendingInvitations(): string[] {

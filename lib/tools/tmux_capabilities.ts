@@ -63,7 +63,7 @@ export const tmuxCapabilitiesTool: ToolDefinition = {
         persistent_shell_changes: false,
         descendant_termination: "unobserved",
       },
-      enrolled_panes: [...(enrollments?.shells.values() ?? [])].map((shell) => ({
+      enrolled_panes: (await enrollments?.liveShells() ?? []).map((shell) => ({
         pane_id: shell.paneId,
         enrollment_generation: shell.enrollmentGeneration,
         busy: shell.run !== null,
