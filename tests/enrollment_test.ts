@@ -4,7 +4,16 @@ import assert from "node:assert/strict";
 import { parseCommandLine } from "../lib/config.ts";
 import { tmuxCapabilitiesTool } from "../lib/tools/tmux_capabilities.ts";
 import { startServer, StartupError } from "../lib/server.ts";
-import { type Lab, typeInto, waitFor, waitForPrompt, withLab, withServer } from "./harness.ts";
+import {
+  type Lab,
+  splitPane,
+  typeInto,
+  waitFor,
+  waitForPrompt,
+  withLab,
+  withServer,
+  zshCommand,
+} from "./harness.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
 
@@ -206,4 +215,42 @@ Deno.test("tmux_capabilities answers without starting a tmux server", () =>
     } finally {
       await server.close();
     }
+  }));
+
+Deno.test("a shell that exits is no longer listed, even if its background job keeps the channel", () =>
+  withLab(async (lab) => {
+    const second = await splitPane(lab, "--", ...zshCommand(lab.dir));
+    await waitForPrompt({ ...lab, pane: second });
+    await withServer(
+      lab,
+      ["--enable-tool", "tmux_run", "--enroll-pane", `${second}=SETUP`],
+      async (s) => {
+        await s.enroll(second);
+        const pidFile = `${lab.dir}/job.pid`;
+        await lab.tmuxCmd(
+          "send-keys",
+          "-t",
+          second,
+          "-l",
+          `sleep 30 &! echo $! > '${pidFile}'; exit`,
+        );
+        await lab.tmuxCmd("send-keys", "-t", second, "Enter");
+        const pid = Number(
+          await waitFor("the job's pid", () => Deno.readTextFile(pidFile).catch(() => "")),
+        );
+        try {
+          await waitFor(
+            "the pane to close",
+            async () =>
+              !(await lab.tmuxCmd("list-panes", "-a", "-F", "#{pane_id}")).split("\n").includes(
+                second,
+              ),
+          );
+          const capabilities = await s.call("tmux_capabilities");
+          assert.deepEqual(capabilities.data.enrolled_panes, []);
+        } finally {
+          Deno.kill(pid, "SIGKILL");
+        }
+      },
+    );
   }));
