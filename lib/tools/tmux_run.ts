@@ -145,7 +145,31 @@ async function prepareAndRun(
   if (ready.kind !== "ready" || ready.token !== token || ready.digest !== digest) {
     throw new RunFailure("transport_error", "the helper's answer did not match the request");
   }
-  const helper = await readIdentity(ready.helperPid);
+  // From here the helper holds the request; if no script follows, tell it to drop it.
+  let scriptSent = false;
+  try {
+    return await authorizeAndExecute(context, shell, slot, ready.helperPid, digest, {
+      input,
+      script,
+      interrupt,
+      interruption,
+      during,
+    }, () => scriptSent = true);
+  } finally {
+    if (!scriptSent) await shell.sendFrame({ type: "abort", run_id: slot.runId });
+  }
+}
+
+async function authorizeAndExecute(
+  context: ServerContext,
+  shell: EnrolledShell,
+  slot: RunSlot,
+  helperPid: number,
+  digest: string,
+  { input, script, interrupt, interruption, during }: RunRequest,
+  markSent: () => void,
+): Promise<ToolPayload> {
+  const helper = await readIdentity(helperPid);
   if (!helper || helper.parentPid !== shell.identity.pid || !await isSameProcess(shell.identity)) {
     throw new RunFailure("transport_error", "the helper is not the enrolled shell's child");
   }
@@ -189,6 +213,7 @@ async function prepareAndRun(
     },
     script,
   );
+  markSent();
   const done = await during(
     "the script is running",
     () => nextEvent(slot, interrupt, interruption, { shell, receipt, context }),
