@@ -16,7 +16,7 @@ import {
   waitFor,
   waitForPromptIn,
 } from "../lib/private_lab.ts";
-import { isValid, schemas, validationErrors } from "../lib/schemas.ts";
+import { isValid, type JsonSchema, schemas, validationErrors } from "../lib/schemas.ts";
 import assert from "node:assert/strict";
 
 export type Lab = PrivateLab;
@@ -108,11 +108,22 @@ export async function withServer(
   const client = new Client({ name: "test", version: "1" });
   await server.mcp.connect(serverTransport);
   await client.connect(clientTransport);
+  const { tools } = await client.listTools();
+  const outputSchemas = new Map<string, JsonSchema>(
+    tools.map((
+      tool: { name: string; outputSchema?: JsonSchema },
+    ) => [tool.name, tool.outputSchema]),
+  );
+  outputSchemas.set("tmux_run", schemas.tmuxRunOutput);
   const call = async (name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) => {
     const result = await client.callTool({ name, arguments: args }, undefined, { signal });
     const payload = JSON.parse((result.content as { text: string }[])[0].text);
     assert.deepEqual(result.structuredContent, payload);
     assert.equal(result.isError, !payload.ok);
+    const schema = outputSchemas.get(name);
+    if (schema) {
+      assert.ok(isValid(schema, payload), `${name}: ${validationErrors(schema, payload)}`);
+    }
     return payload;
   };
   const capabilities = await call("tmux_capabilities").catch(() => null);

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { LoggingMessageNotificationSchema } from "./test_deps.ts";
 import {
+  assertValidRunResult,
   type Lab,
   processExists,
   type Session,
@@ -199,6 +200,7 @@ Deno.test(
     await assert.rejects(pending);
     // deno-lint-ignore no-explicit-any
     const outcome = await waitFor("the cancelled outcome", () => outcomes[0]) as any;
+    assertValidRunResult(outcome);
     assert.equal(outcome.error.code, "cancelled");
     assert.equal(outcome.error.delivery, "possibly_sent");
     assert.equal(outcome.error.effects.state, "known");
