@@ -303,3 +303,20 @@ Deno.test(
     }
   }),
 );
+
+Deno.test(
+  "an incremental search showing a match is refused and left open",
+  enrolled(async (lab, s) => {
+    await typeInto(lab, "echo findme", true);
+    await waitForPrompt(lab);
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-r");
+    await typeInto(lab, "findme");
+    await waitFor("the search match", async () => /bck-i-search: findme/.test(await screen(lab)));
+    const result = await s.run(`touch '${lab.dir}/ran'`);
+    assertNotSent(result, "unsupported");
+    assert.match(await screen(lab), /bck-i-search: findme/);
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-g");
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-u");
+    await waitForPrompt(lab);
+  }),
+);
