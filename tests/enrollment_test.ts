@@ -254,3 +254,20 @@ Deno.test("a shell that exits is no longer listed, even if its background job ke
       },
     );
   }));
+
+Deno.test("a zsh that is not 5.9 is refused (the version as the shell reports it)", () =>
+  withLab((lab) =>
+    withServer(lab, ENROLL, async (s) => {
+      for (const version of ["5.8.1", "5.10"]) {
+        const text = await typeAndWait(
+          lab,
+          `() { local ZSH_VERSION=${version}; source ${s.setupFile}; echo "sta""tus-${version}=$?" }`,
+          `status-${version}=`,
+        );
+        assert.match(text, /not enrolled: zsh 5.9 is required/);
+        assert.match(text, new RegExp(`status-${version.replace(".", "\\.")}=1`));
+      }
+      assert.equal(s.server.context.enrollments?.shells.size, 0);
+      await s.enroll();
+    })
+  ));
