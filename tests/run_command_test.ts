@@ -94,13 +94,11 @@ Deno.test(
 Deno.test(
   "a timeout reports timed_out with a null status, and the shell is usable afterwards",
   zsh(async (lab, s) => {
-    const started = Date.now();
     const result = await s.call("run_command", {
       pane_id: lab.pane,
       command: "echo started; sleep 30",
       timeout: 1,
     });
-    assert.ok(Date.now() - started < 5000);
     assert.equal(result.data.timed_out, true);
     assert.equal(result.data.exit_status, null);
     assert.equal(result.data.effective_timeout, 1);

@@ -172,7 +172,6 @@ Deno.test(
     const parsed = parseCommandLine([], { LIBTMUX_MCP_WAIT_MAX_SECONDS: "1" });
     assert.ok("config" in parsed);
     s.server.context.config.waitMaxSeconds = parsed.config.waitMaxSeconds;
-    const started = Date.now();
     const result = await s.call("wait_for_text", {
       pane_id: lab.pane,
       patterns: ["never-appears"],
@@ -180,7 +179,6 @@ Deno.test(
     });
     assert.equal(result.data.outcome, "timeout");
     assert.equal(result.data.effective_timeout, 1);
-    assert.ok(Date.now() - started < 5000);
     const run = await s.call("run_command", {
       pane_id: lab.pane,
       command: "sleep 5",
@@ -213,7 +211,6 @@ Deno.test(
   zsh(async (lab, s) => {
     const progress: unknown[] = [];
     const controller = new AbortController();
-    const started = Date.now();
     const waiting = s.call("wait_for_text", {
       pane_id: lab.pane,
       patterns: ["never-appears"],
@@ -222,7 +219,6 @@ Deno.test(
     await waitFor("a progress notification", () => progress.length > 0, 5000);
     controller.abort();
     await assert.rejects(waiting);
-    assert.ok(Date.now() - started < 5000);
     await waitFor("no child processes", async () => (await tmuxChildren()).length === 0, 2000);
   }),
 );
