@@ -85,13 +85,7 @@ export async function openLab(
   };
   const waitForPrompt = (pane = lab.pane) => waitForPromptIn(tmuxCmd, pane);
   const close = async () => {
-    await runTmux(tmux, ["kill-server"]).catch(() => {});
-    // kill-server leaves the socket file; the server is gone once nothing answers on it.
-    await waitFor("the private tmux server to exit", async () => {
-      const probe = await runTmux(tmux, ["list-sessions"]);
-      return probe.code !== 0;
-    });
-    await Deno.remove(socketPath(tmux.socket)).catch(() => {});
+    await stopTmuxServer(tmux);
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
   const lab: PrivateLab = {
@@ -136,6 +130,17 @@ export async function openLab(
     await close();
     throw error;
   }
+}
+
+/** Kills a private tmux server and removes the socket file kill-server leaves behind. */
+export async function stopTmuxServer(tmux: TmuxClient): Promise<void> {
+  await runTmux(tmux, ["kill-server"]).catch(() => {});
+  // The server is gone once nothing answers on its socket.
+  await waitFor("the private tmux server to exit", async () => {
+    const probe = await runTmux(tmux, ["list-sessions"]);
+    return probe.code !== 0;
+  });
+  await Deno.remove(socketPath(tmux.socket)).catch(() => {});
 }
 
 /** Types `source FILE` into the pane, as the person lending it would. */

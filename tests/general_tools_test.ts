@@ -1,9 +1,10 @@
 // The inspect, manage and execute tools against a real tmux server: each one's ordinary use and
 // its main refusal, exact targets (no fallback to some other object), formats that could run
 // shell commands, and the per-call socket_name.
+import { stopTmuxServer } from "../lib/private_lab.ts";
 import assert from "node:assert/strict";
 import { randomHex } from "../lib/ids.ts";
-import { runTmux, socketPath, type TmuxClient } from "../lib/tmux.ts";
+import type { TmuxClient } from "../lib/tmux.ts";
 import {
   type Lab,
   splitPane,
@@ -264,12 +265,7 @@ Deno.test(
       assert.equal(none.error.code, "no_server");
       assert.equal(await lab.tmuxCmd("display-message", "-p", "#{session_name}"), "0");
     } finally {
-      await runTmux(other, ["kill-server"]).catch(() => {});
-      await waitFor(
-        "the other server to exit",
-        async () => (await runTmux(other, ["list-sessions"])).code !== 0,
-      );
-      await Deno.remove(socketPath(other.socket)).catch(() => {});
+      await stopTmuxServer(other);
     }
   }),
 );

@@ -1,9 +1,10 @@
 // The teardown tools, run by a server that believes it lives in the lab's first pane (TMUX and
 // TMUX_PANE as tmux would set them): its own pane, window, session and server are refused, other
 // objects are removed, a %0 on another socket is not "ours", and uncertainty refuses.
+import { stopTmuxServer } from "../lib/private_lab.ts";
 import assert from "node:assert/strict";
 import { randomHex } from "../lib/ids.ts";
-import { runTmux, socketPath, type TmuxClient } from "../lib/tmux.ts";
+import { runTmux, type TmuxClient } from "../lib/tmux.ts";
 import { type Lab, splitPane, waitFor, waitForPrompt, withLab } from "./harness.ts";
 import { type GeneralSession, tmuxEnvironmentFor, withGeneral } from "./general_session.ts";
 
@@ -102,12 +103,7 @@ Deno.test(
       const killedServer = await s.call("kill_server", { socket_name });
       assert.deepEqual(killedServer.data, { killed: "server" });
     } finally {
-      await runTmux(other, ["kill-server"]).catch(() => {});
-      await waitFor(
-        "the other server to exit",
-        async () => (await runTmux(other, ["list-sessions"])).code !== 0,
-      );
-      await Deno.remove(socketPath(other.socket)).catch(() => {});
+      await stopTmuxServer(other);
     }
   }),
 );
