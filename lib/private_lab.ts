@@ -45,6 +45,7 @@ export function labZshCommand(dir: string): string[] {
     "TERM=xterm-256color",
     "LANG=C.UTF-8",
     `DENO_DIR=${denoCacheDirectory()}`,
+    ...Object.entries(denoTrustEnvironment()).map(([name, value]) => `${name}=${value}`),
   ].map((assignment) => `'${assignment}'`).join(" ");
   return ["/bin/sh", "-c", `exec env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" ${keep} zsh -i`];
 }
@@ -56,6 +57,20 @@ export function labZshCommand(dir: string): string[] {
 function denoCacheDirectory(): string {
   const cache = Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? "/root"}/.cache`;
   return Deno.env.get("DENO_DIR") ?? `${cache}/deno`;
+}
+
+/**
+ * The variables that tell Deno which certificate authorities to trust. A Deno started with a
+ * scrubbed environment and a cold cache must still reach the npm registry through a proxy that
+ * only these make trusted, so every clean environment we build keeps them.
+ */
+export function denoTrustEnvironment(): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of ["SSL_CERT_FILE", "SSL_CERT_DIR", "DENO_CERT", "DENO_TLS_CA_STORE"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) kept[name] = value;
+  }
+  return kept;
 }
 
 export function waitForPromptIn(
@@ -106,6 +121,7 @@ export async function openLab(
     );
     const started = await new Deno.Command(tmux.bin, {
       args: [
+        "-u",
         "-L",
         socketName,
         "-f",

@@ -1,6 +1,8 @@
 // The one way this server runs tmux: an argv through Deno.Command, never a shell string, with
 // the socket passed explicitly and TMUX/TMUX_PANE stripped so that a server started inside
-// tmux cannot silently talk to the tmux it happens to live in.
+// tmux cannot silently talk to the tmux it happens to live in. Every client runs with `-u`:
+// MCP clients start servers without a locale, and a tmux client that does not believe in UTF-8
+// prints tabs and non-ASCII in `-F` output as `_`, which no parser can undo.
 export type SocketChoice = { kind: "default" } | { kind: "name"; name: string } | {
   kind: "path";
   path: string;
@@ -22,10 +24,11 @@ function tmuxEnvironment(): Record<string, string> {
   return cleanEnv;
 }
 
-export function socketArgs(socket: SocketChoice): string[] {
-  if (socket.kind === "name") return ["-L", socket.name];
-  if (socket.kind === "path") return ["-S", socket.path];
-  return [];
+/** The global flags of every client: UTF-8 output always, and the socket named explicitly. */
+export function clientArgs(socket: SocketChoice): string[] {
+  if (socket.kind === "name") return ["-u", "-L", socket.name];
+  if (socket.kind === "path") return ["-u", "-S", socket.path];
+  return ["-u"];
 }
 
 export type RawTmuxResult = { code: number; stdout: Uint8Array; stderr: string };
@@ -37,7 +40,7 @@ export async function runTmuxRaw(
   signal?: AbortSignal,
 ): Promise<RawTmuxResult> {
   const output = await new Deno.Command(client.bin, {
-    args: [...socketArgs(client.socket), ...args],
+    args: [...clientArgs(client.socket), ...args],
     env: tmuxEnvironment(),
     clearEnv: true,
     stdin: "null",

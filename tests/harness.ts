@@ -9,6 +9,7 @@ import { defaultHelperCommand, type RunningServer, startServer } from "../lib/se
 import type { RunHooks } from "../lib/server_context.ts";
 import { socketPath } from "../lib/tmux.ts";
 import {
+  denoTrustEnvironment,
   labZshCommand,
   openLab,
   type PrivateLab,
@@ -18,6 +19,13 @@ import {
 } from "../lib/private_lab.ts";
 import { isValid, type JsonSchema, schemas, validationErrors } from "../lib/schemas.ts";
 import assert from "node:assert/strict";
+
+// MCP clients start servers with a bare environment: no locale at all. The tests run the server
+// (in this process, and every tmux client it starts) the same way, whatever the shell that
+// started `deno test` had; locale-specific cases set their own variables on a child process.
+for (const name of Object.keys(Deno.env.toObject())) {
+  if (name === "LANG" || name === "LANGUAGE" || name.startsWith("LC_")) Deno.env.delete(name);
+}
 
 export type Lab = PrivateLab;
 export { waitFor };
@@ -195,13 +203,17 @@ export async function waitUntilRunning(lab: Lab, command: string): Promise<void>
   );
 }
 
-/** Runs this Deno with `args` in a clean environment (PATH and HOME, plus `env`). */
+/**
+ * Runs this Deno with `args` in a clean environment, as MCP clients start servers: PATH and
+ * HOME, the certificate trust a cold cache needs to reach the registry, plus `env`.
+ */
 export async function runDeno(args: string[], env: Record<string, string> = {}) {
   const output = await new Deno.Command(Deno.execPath(), {
     args,
     env: {
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
       HOME: Deno.env.get("HOME") ?? "/",
+      ...denoTrustEnvironment(),
       ...env,
     },
     clearEnv: true,
