@@ -46,9 +46,8 @@ export async function* readShellRecords(
 
 async function* readFields(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   // Paths and values are bytes to the kernel; decoding without `fatal` keeps a non-UTF-8
-  // path usable as far as Deno's string APIs allow.
-  // A field's bytes are kept as chunk slices, not spread into an array: spreading a chunk
-  // larger than ~120 KiB into push() overflows the call stack.
+  // path usable as far as Deno's string APIs allow. A field is kept as chunk slices, never
+  // spread into push(): a 200 KB chunk spread that way overflows the call stack.
   const decoder = new TextDecoder();
   let pending: Uint8Array[] = [];
   for await (const chunk of stream) {
