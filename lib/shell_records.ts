@@ -46,17 +46,29 @@ export async function* readShellRecords(
 
 async function* readFields(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   // Paths and values are bytes to the kernel; decoding without `fatal` keeps a non-UTF-8
-  // path usable as far as Deno's string APIs allow.
+  // path usable as far as Deno's string APIs allow. A field is kept as chunk slices, never
+  // spread into push(): a 200 KB chunk spread that way overflows the call stack.
   const decoder = new TextDecoder();
-  let pending: number[] = [];
+  let pending: Uint8Array[] = [];
   for await (const chunk of stream) {
     let start = 0;
     for (let i = chunk.indexOf(0); i !== -1; i = chunk.indexOf(0, start)) {
-      pending.push(...chunk.subarray(start, i));
-      yield decoder.decode(new Uint8Array(pending));
+      pending.push(chunk.subarray(start, i));
+      yield decoder.decode(joined(pending));
       pending = [];
       start = i + 1;
     }
-    pending.push(...chunk.subarray(start));
+    pending.push(chunk.slice(start));
   }
+}
+
+function joined(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }

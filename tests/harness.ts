@@ -1,12 +1,13 @@
 // Real tmux, real zsh, a real MCP client. Each test gets a private tmux server (-L with a
 // unique name, -f /dev/null), a zsh with ZDOTDIR in a temp dir and a clean environment, and a
 // teardown that proves nothing is left: no tmux server, socket, helper process or temp file.
+// This is the one place a test builds a server and a client (withConnectedServer) and checks
+// a tool result (callTool); withServer and general_session.ts's withGeneral are views on it.
 import { Client, InMemoryTransport } from "./test_deps.ts";
 import { parseCommandLine } from "../lib/config.ts";
-import type { Config } from "../lib/config.ts";
 import { randomHex } from "../lib/ids.ts";
 import { defaultHelperCommand, type RunningServer, startServer } from "../lib/server.ts";
-import type { RunHooks } from "../lib/server_context.ts";
+import type { RunHooks, ServerContext } from "../lib/server_context.ts";
 import { socketPath } from "../lib/tmux.ts";
 import {
   denoTrustEnvironment,
@@ -93,69 +94,43 @@ export type Session = {
 // deno-lint-ignore no-explicit-any
 export type Payload = any;
 
-/** Starts the server in-process with `flags` and connects an SDK client to it. */
-export async function withServer(
+/** How a test starts a server: flags and LIBTMUX_* variables as a person would give them. */
+export type ServerSetup = {
+  flags?: string[];
+  env?: Record<string, string>;
+  hooks?: RunHooks;
+  /** $TMUX/$TMUX_PANE as the server should see them; unset keeps this process's own. */
+  caller?: ServerContext["caller"];
+};
+
+export type Connected = { server: RunningServer; client: Client };
+
+/**
+ * The one way tests build a server: in-process on the lab's tmux server, an SDK client
+ * connected over memory, both closed afterwards, and the server's private directory checked
+ * to be gone.
+ */
+export async function withConnectedServer(
   lab: Lab,
-  flags: string[],
-  fn: (session: Session) => Promise<void>,
-  hooks: RunHooks = {},
+  setup: ServerSetup,
+  fn: (connected: Connected) => Promise<void>,
 ): Promise<void> {
-  const setupFile = `${lab.dir}/enroll-${randomHex(4)}`;
-  const allFlags = [
-    "--socket-name",
-    lab.socketName,
-    ...flags.map((f) => f.replace("SETUP", setupFile)),
-  ];
-  const parsed = parseCommandLine(allFlags, {});
+  const parsed = parseCommandLine(
+    ["--socket-name", lab.socketName, ...(setup.flags ?? [])],
+    setup.env ?? {},
+  );
   assert.ok("config" in parsed);
-  const server = await startServer(parsed.config as Config, {
-    hooks,
+  const server = await startServer(parsed.config, {
+    hooks: setup.hooks ?? {},
     helperCommand: defaultHelperCommand(),
   });
+  if (setup.caller) server.context.caller = setup.caller;
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test", version: "1" });
   await server.mcp.connect(serverTransport);
   await client.connect(clientTransport);
-  const { tools } = await client.listTools();
-  const outputSchemas = new Map<string, JsonSchema>(
-    tools.map((
-      tool: { name: string; outputSchema?: JsonSchema },
-    ) => [tool.name, tool.outputSchema]),
-  );
-  outputSchemas.set("tmux_run", schemas.tmuxRunOutput);
-  const call = async (name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) => {
-    const result = await client.callTool({ name, arguments: args }, undefined, { signal });
-    const payload = JSON.parse((result.content as { text: string }[])[0].text);
-    assert.deepEqual(result.structuredContent, payload);
-    assert.equal(result.isError, !payload.ok);
-    const schema = outputSchemas.get(name);
-    if (schema) {
-      assert.ok(isValid(schema, payload), `${name}: ${validationErrors(schema, payload)}`);
-    }
-    return payload;
-  };
-  const capabilities = await call("tmux_capabilities").catch(() => null);
-  const generation = capabilities?.data?.generation ?? server.context.generation;
-  const run = async (script: string, extra: Record<string, unknown> = {}) => {
-    const payload = await call("tmux_run", {
-      target: { kind: "pane", id: lab.pane, generation },
-      script,
-      ...extra,
-    });
-    assertValidRunResult(payload);
-    return payload;
-  };
-  const enroll = async (pane = lab.pane) => {
-    await sourceInPane(lab, setupFile, pane);
-    await waitFor("the pane to be enrolled", () => server.context.enrollments?.shells.has(pane))
-      .catch(async (error) => {
-        const screen = await lab.tmuxCmd("capture-pane", "-p", "-t", pane);
-        throw new Error(`${error.message}; the pane shows:\n${screen}`);
-      });
-    await waitForPrompt({ ...lab, pane });
-  };
   try {
-    await fn({ server, client, generation, call, run, enroll, setupFile });
+    await fn({ server, client });
   } finally {
     await client.close();
     await server.close();
@@ -165,6 +140,82 @@ export async function withServer(
     const serverDir = channel.slice(0, channel.lastIndexOf("/"));
     await assert.rejects(Deno.lstat(serverDir), "the server's private directory is left behind");
   }
+}
+
+export type CallOptions = {
+  signal?: AbortSignal;
+  onprogress?: (progress: unknown) => void;
+  timeout?: number;
+};
+
+/**
+ * Calls a tool and returns its payload, after checking what every result must satisfy: the
+ * text content and structuredContent agree, isError matches ok, and the payload is valid
+ * against `schema` when the tool has one.
+ */
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options: CallOptions,
+  schema: JsonSchema | undefined,
+): Promise<Payload> {
+  const result = await client.callTool({ name, arguments: args }, undefined, options);
+  const payload = JSON.parse((result.content as { text: string }[])[0].text);
+  assert.deepEqual(result.structuredContent, payload);
+  assert.equal(result.isError, !payload.ok);
+  if (schema) {
+    assert.ok(
+      isValid(schema, payload),
+      `${name} result does not match its output schema: ${validationErrors(schema, payload)}\n${
+        JSON.stringify(payload)
+      }`,
+    );
+  }
+  return payload;
+}
+
+/** Starts the server in-process with `flags` and connects an SDK client to it. */
+export async function withServer(
+  lab: Lab,
+  flags: string[],
+  fn: (session: Session) => Promise<void>,
+  hooks: RunHooks = {},
+): Promise<void> {
+  const setupFile = `${lab.dir}/enroll-${randomHex(4)}`;
+  const setup = { flags: flags.map((f) => f.replace("SETUP", setupFile)), hooks };
+  await withConnectedServer(lab, setup, async ({ server, client }) => {
+    const { tools } = await client.listTools();
+    const outputSchemas = new Map<string, JsonSchema>(
+      tools.map((
+        tool: { name: string; outputSchema?: JsonSchema },
+      ) => [tool.name, tool.outputSchema]),
+    );
+    outputSchemas.set("tmux_run", schemas.tmuxRunOutput);
+    const call = (name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
+      callTool(client, name, args, { signal }, outputSchemas.get(name));
+    const capabilities = await call("tmux_capabilities").catch(() => null);
+    const generation = capabilities?.data?.generation ?? server.context.generation;
+    const run = async (script: string, extra: Record<string, unknown> = {}) => {
+      const payload = await call("tmux_run", {
+        target: { kind: "pane", id: lab.pane, generation },
+        script,
+        ...extra,
+      });
+      assertValidRunResult(payload);
+      return payload;
+    };
+    const enroll = async (pane = lab.pane) => {
+      await sourceInPane(lab, setupFile, pane);
+      await waitFor("the pane to be enrolled", () => server.context.enrollments?.shells.has(pane))
+        .catch(async (error) => {
+          const screen = await lab.tmuxCmd("capture-pane", "-p", "-t", pane);
+          throw new Error(`${error.message}; the pane shows:\n${screen}`);
+        });
+      await waitForPrompt({ ...lab, pane });
+    };
+    await fn({ server, client, generation, call, run, enroll, setupFile });
+  });
 }
 
 export function assertValidRunResult(payload: Payload): void {
