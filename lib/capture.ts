@@ -4,7 +4,7 @@
 // when that text has moved we find it again, and when it is gone we say lines may be missed
 // rather than guess. Cursors carry all of this, so they are stateless and survive between calls.
 import type { TmuxClient } from "./tmux.ts";
-import { NOT_FOUND, tmuxCallRaw, type TmuxOutcome } from "./targets.ts";
+import { notFound, tmuxCallRaw, type TmuxOutcome } from "./targets.ts";
 
 export const DEFAULT_MAX_LINES = 1000;
 export const MAX_LINES = 10000;
@@ -53,10 +53,12 @@ export async function snapshot(
     "-E",
     "-",
   ], signal);
-  if (!out.ok) return out;
+  if (!out.ok) {
+    return out.payload.error.code === "not_found" ? { ok: false, payload: notFound(paneId) } : out;
+  }
   const newline = out.value.indexOf(10);
   const header = new TextDecoder().decode(out.value.subarray(0, newline)).split(" ");
-  if (header[0] !== paneId) return { ok: false, payload: NOT_FOUND };
+  if (header[0] !== paneId) return { ok: false, payload: notFound(paneId) };
   const { text, escaped } = decodeCapture(out.value.subarray(newline + 1));
   const lines = text.replace(/\n$/, "").split("\n");
   return {

@@ -21,7 +21,7 @@ import { Enrollments } from "./enrollment.ts";
 import { randomHex } from "./ids.ts";
 import { makeServerDirectory, privateBaseDirectory } from "./rendezvous.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
-import { isValid } from "./schemas.ts";
+import { inputProblems, isValid } from "./schemas.ts";
 import type { RunHooks, ServerContext } from "./server_context.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "./tmux.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "./tool_result.ts";
@@ -166,9 +166,8 @@ function buildMcpServer(context: ServerContext): Server {
     if (context.closed) return toCallToolResult(refusal("closed", "the server is shutting down"));
     const args = request.params.arguments ?? {};
     if (!isValid(tool.inputSchema, args)) {
-      return toCallToolResult(
-        refusal("invalid_input", "the arguments do not match the tool's input schema"),
-      );
+      const problems = inputProblems(tool.inputSchema, args) ?? "they do not match the schema";
+      return toCallToolResult(refusal("invalid_input", `invalid arguments: ${problems}`));
     }
     const progressToken = request.params._meta?.progressToken;
     const progress = progressToken === undefined

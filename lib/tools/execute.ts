@@ -7,7 +7,7 @@ import { schemas } from "../schemas.ts";
 import type { ToolDefinition } from "../server_context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../targets.ts";
 import { success } from "../tool_result.ts";
-import { CONTAINS_CALLER } from "./teardown.ts";
+import { containsCallerRefusal } from "./teardown.ts";
 
 const INPUT = {
   readOnlyHint: false,
@@ -99,9 +99,10 @@ export const respawnPaneTool: ToolDefinition = {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
     if (!found.ok) return found.payload;
-    if (a.kill && await containsCaller(context, client, "pane", a.pane_id) !== "not_ours") {
-      return CONTAINS_CALLER;
-    }
+    const containment = a.kill
+      ? await containsCaller(context, client, "pane", a.pane_id)
+      : "not_ours";
+    if (containment !== "not_ours") return containsCallerRefusal("pane", a.pane_id, containment);
     const out = await tmuxCall(client, [
       "respawn-pane",
       "-t",
