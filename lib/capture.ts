@@ -130,6 +130,12 @@ function leftOfColumn(line: string, column: number): string {
   return line.slice(0, end);
 }
 
+/** The line the cursor is on, whole and left of the cursor (where a prompt ends). */
+export function cursorLine(shot: Snapshot): { whole: string; beforeCursor: string } {
+  const whole = shot.lines[shot.historySize + shot.cursorY] ?? "";
+  return { whole, beforeCursor: leftOfColumn(whole, shot.cursorX) };
+}
+
 export function cursorAt(shot: Snapshot): Cursor {
   const line = shot.historySize + shot.cursorY;
   const prefix = leftOfColumn(shot.lines[line] ?? "", shot.cursorX);
