@@ -160,8 +160,10 @@ function anchorMatches(lines: string[], line: number, anchor: string[]): boolean
 }
 
 export type Since = {
-  /** Lines from the cursor to the current cursor row; the first starts at the cursor column. */
+  /** Lines from the cursor's line to the current cursor row, the first one whole. */
   lines: string[];
+  /** Where on the first line the new text begins (the cursor's column); 0 when lines missed. */
+  firstColumn: number;
   linesMissed: boolean;
   reason: "respawned" | "history_changed" | null;
 };
@@ -171,7 +173,7 @@ export function since(shot: Snapshot, cursor: Cursor): Since {
   const end = shot.historySize + shot.cursorY;
   const all = shot.lines.slice(0, end + 1);
   if (shot.panePid !== cursor.panePid) {
-    return { lines: all, linesMissed: true, reason: "respawned" };
+    return { lines: all, firstColumn: 0, linesMissed: true, reason: "respawned" };
   }
   let found = -1;
   for (let line = Math.min(cursor.line, end); line >= 0; line--) {
@@ -180,10 +182,11 @@ export function since(shot: Snapshot, cursor: Cursor): Since {
       break;
     }
   }
-  if (found < 0) return { lines: all, linesMissed: true, reason: "history_changed" };
+  if (found < 0) {
+    return { lines: all, firstColumn: 0, linesMissed: true, reason: "history_changed" };
+  }
   const lines = shot.lines.slice(found, end + 1);
-  lines[0] = lines[0].slice(cursor.column);
-  return { lines, linesMissed: false, reason: null };
+  return { lines, firstColumn: cursor.column, linesMissed: false, reason: null };
 }
 
 const CURSOR_PREFIX = "c1.";
