@@ -150,6 +150,7 @@ function buildMcpServer(context: ServerContext): Server {
   mcp.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((tool) => ({
       name: tool.name,
+      title: tool.title,
       description: tool.description,
       inputSchema: tool.inputSchema as { type: "object" },
       outputSchema: tool.outputSchema as { type: "object" },

@@ -20,6 +20,7 @@ type Socket = { socket_name?: string };
 
 export const sendKeysTool: ToolDefinition = {
   name: "send_keys",
+  title: "Send keys to a pane",
   toolset: "execute",
   description:
     "Type into a pane (exact %N): text as is (literal, the default), or tmux key names such " +
@@ -56,6 +57,7 @@ export const sendKeysTool: ToolDefinition = {
 
 export const pasteTextTool: ToolDefinition = {
   name: "paste_text",
+  title: "Paste text into a pane",
   toolset: "execute",
   description:
     "Paste a block of text into a pane (exact %N) through a tmux buffer, as bracketed paste " +
@@ -80,6 +82,7 @@ export const pasteTextTool: ToolDefinition = {
 
 export const respawnPaneTool: ToolDefinition = {
   name: "respawn_pane",
+  title: "Restart a pane's program",
   toolset: "execute",
   description:
     "Restart a pane (exact %N) whose program exited, with its original command or a new " +
@@ -117,6 +120,7 @@ export const respawnPaneTool: ToolDefinition = {
 
 export const setEnvironmentTool: ToolDefinition = {
   name: "set_environment",
+  title: "Set tmux environment variable",
   toolset: "execute",
   description:
     "Set or unset a variable in a session's tmux environment (or the global one), which " +

@@ -136,6 +136,7 @@ type RunArgs = {
 
 export const runCommandTool: ToolDefinition = {
   name: "run_command",
+  title: "Run a shell command and get its exit status",
   toolset: "execute",
   description:
     "Run a command you wrote in a pane whose foreground process is a POSIX shell (sh, bash, " +
@@ -145,7 +146,8 @@ export const runCommandTool: ToolDefinition = {
     "nothing typed, when a program, REPL, editor or pager is in the foreground, when an " +
     "earlier run_command in the pane has not finished, or when a person left text at the " +
     "prompt. timeout is in seconds, default and maximum the server's wait ceiling (30 s " +
-    "unless configured; effective_timeout says what was used). On timeout, timed_out is " +
+    "unless configured): longer requests are clamped, and effective_timeout says what was " +
+    "used. On timeout, timed_out is " +
     "true, exit_status is null and the command may still be running. History suppression (a " +
     "leading space) is on by default and best-effort. For keystrokes into a TUI or REPL use " +
     "send_keys; for text produced by something else use wait_for_text; in a pane enrolled " +

@@ -55,6 +55,7 @@ async function guardedKill(
 
 export const killPaneTool: ToolDefinition = {
   name: "kill_pane",
+  title: "Remove pane",
   toolset: "teardown",
   description:
     "Remove one pane (exact %N) and end its processes. Refused for the pane running this MCP " +
@@ -74,6 +75,7 @@ export const killPaneTool: ToolDefinition = {
 
 export const killWindowTool: ToolDefinition = {
   name: "kill_window",
+  title: "Remove window",
   toolset: "teardown",
   description:
     "Remove one window (exact @N) with all its panes. Refused for the window containing this " +
@@ -92,6 +94,7 @@ export const killWindowTool: ToolDefinition = {
 
 export const killSessionTool: ToolDefinition = {
   name: "kill_session",
+  title: "Remove session",
   toolset: "teardown",
   description:
     "Remove one session (session_id or exact session_name) with its windows. Refused for the " +
@@ -110,6 +113,7 @@ export const killSessionTool: ToolDefinition = {
 
 export const killServerTool: ToolDefinition = {
   name: "kill_server",
+  title: "Stop tmux server",
   toolset: "teardown",
   description:
     "Stop a whole tmux server and every session on it. Refused for the server this MCP server " +
@@ -128,6 +132,7 @@ export const killServerTool: ToolDefinition = {
 
 export const clearHistoryTool: ToolDefinition = {
   name: "clear_history",
+  title: "Clear pane history",
   toolset: "teardown",
   description:
     "Delete a pane's scrollback history (the visible screen stays). Cursors from capture_since " +

@@ -33,14 +33,26 @@ type Interruption = "deadline" | "cancelled";
 
 export const tmuxRunTool: ToolDefinition = {
   name: "tmux_run",
+  title: "Run a script in an enrolled zsh pane",
   toolset: null,
   description:
     "Run an authored POSIX sh script inside a zsh pane that a person enrolled for this server, " +
     "and get its native exit status or signal and separate stdout/stderr, with a receipt. " +
-    "It runs only while the pane's prompt is idle and empty, never types into the terminal, " +
-    "and inherits the shell's cwd and exported environment; changes (cd, export) do not " +
-    "persist. Get target.generation and enrolled panes from tmux_capabilities. For a pane that " +
-    "is not enrolled use run_command; for keystrokes into a program use send_keys.",
+    'Parameters: target is {kind: "pane", id: the enrolled pane\'s %N, generation}, and ' +
+    "target.generation is the top-level generation from tmux_capabilities (not " +
+    "enrollment_generation); script is run " +
+    "as /bin/sh -c, at most 65536 UTF-8 bytes, no NUL; stdout_limit and stderr_limit are bytes " +
+    "kept per stream (default 65536, max 262144): output over a limit fails the run " +
+    "(capacity) with no output, so raise the limit or write to a file and read its tail. The " +
+    "run deadline (limits.run_deadline_seconds in tmux_capabilities, 30 s by default) covers " +
+    "waiting for the prompt and the script; for longer work start it in the background with " +
+    "its output redirected to a file and poll. Background jobs must redirect their output " +
+    "(>file 2>&1): one that keeps stdout or stderr open past the script's exit fails the " +
+    "run (deadline) without its output. It runs only while the " +
+    "pane's prompt is idle and empty, never types into the terminal, closes stdin, and " +
+    "inherits the shell's cwd and exported environment; changes (cd, export) do not persist. " +
+    "For a pane that is not enrolled use run_command; for keystrokes into a program use " +
+    "send_keys.",
   inputSchema: schemas.tmuxRunInput,
   outputSchema: schemas.tmuxRunOutput,
   annotations: {
