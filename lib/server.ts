@@ -18,6 +18,7 @@ import {
 } from "./deps.ts";
 import { callerFromEnvironment } from "./caller.ts";
 import { Enrollments } from "./enrollment.ts";
+import { enrollCommandLine } from "./in_pane.ts";
 import { randomHex } from "./ids.ts";
 import { makeServerDirectory, privateBaseDirectory } from "./rendezvous.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
@@ -187,10 +188,14 @@ function buildMcpServer(context: ServerContext): Server {
 export async function serveStdio(config: Config): Promise<void> {
   const server = await startServer(config);
   const { context } = server;
+  // One line: the binding, the tools, and (with tmux_run) the exact enroll line to copy.
+  const enroll = context.enrollments
+    ? `; to lend a pane to this server, type in it: ${enrollCommandLine()}`
+    : "";
   console.error(
     `tmux-mcp: bound to ${socketPath(context.tmux.socket)}; tools: ${
       [...context.enabledTools].sort().join(", ") || "(none)"
-    }`,
+    }${enroll}`,
   );
   let closing: Promise<void> | null = null;
   const shutdown = () => closing ??= server.close().then(() => Deno.exit(0));
