@@ -2,8 +2,10 @@
 // fix: the field and the rule a bad argument broke (never the value it sent), and the exact
 // target that does not exist. One test per kind of mistake, through a real MCP client.
 import assert from "node:assert/strict";
-import { type Lab, withLab } from "./harness.ts";
+import { type Lab, typeInto, waitForPrompt, waitUntilRunning, withLab } from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
+import { isKeyName } from "../lib/tools/execute.ts";
+import { runTmux } from "../lib/tmux.ts";
 
 const SECRET = "hunter2-do-not-echo";
 
@@ -92,3 +94,57 @@ Deno.test(
     }
   }),
 );
+
+Deno.test(
+  "send_keys refuses a word that is not a key name, types nothing, and lists the valid forms",
+  lab(async (lab, s) => {
+    const before = await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
+    const result = await s.call("send_keys", {
+      pane_id: lab.pane,
+      keys: "Enter Ctrl-C",
+      literal: false,
+    });
+    assert.equal(result.error?.code, "invalid_input", JSON.stringify(result));
+    assert.equal(result.error.delivery, "not_sent");
+    assert.match(result.error.message, /^`keys` word 2 of 2 is not a tmux key name/);
+    assert.match(result.error.message, /C- \(Ctrl\), M- \(Alt\) or S- \(Shift\), e\.g\. C-c/);
+    assert.ok(!result.error.message.includes("Ctrl-C"), "the message echoes the value");
+    assert.equal(await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane), before);
+  }),
+);
+
+Deno.test(
+  "send_keys accepts tmux's key forms: names in any case, modifiers, ^x and single characters",
+  lab(async (lab, s) => {
+    await typeInto(lab, "sleep 30", true);
+    await waitUntilRunning(lab, "sleep");
+    const keys = "a M-Left S-F5 kpenter pgdn ^u C-M-x Escape C-c";
+    const result = await s.call("send_keys", { pane_id: lab.pane, keys, literal: false });
+    assert.equal(result.ok, true, JSON.stringify(result));
+    await waitForPrompt(lab);
+  }),
+);
+
+Deno.test("send_keys' idea of a key name agrees with tmux's own (bind-key refuses the rest)", () =>
+  withLab(async (lab) => {
+    const words = [
+      "Enter",
+      "kpenter",
+      "pgdn",
+      "M-Left",
+      "S-F5",
+      "^u",
+      "C-M-x",
+      "BSpace",
+      "KP.",
+      "Ctrl-C",
+      "F13",
+      "Return",
+      "C-",
+      "ab",
+    ];
+    for (const word of words) {
+      const bound = await runTmux(lab.tmux, ["bind-key", "-T", "probe", word, "refresh-client"]);
+      assert.equal(isKeyName(word), bound.code === 0, word);
+    }
+  }));

@@ -6,7 +6,7 @@ import { containsCaller } from "../caller.ts";
 import { schemas } from "../schemas.ts";
 import type { ToolDefinition } from "../server_context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../targets.ts";
-import { success } from "../tool_result.ts";
+import { refusal, success } from "../tool_result.ts";
 import { containsCallerRefusal } from "./teardown.ts";
 
 const INPUT = {
@@ -18,14 +18,49 @@ const INPUT = {
 
 type Socket = { socket_name?: string };
 
+/** tmux's key names (key-string.c in tmux 3.3), matched without regard to case as tmux does. */
+const KEY_NAMES = new Set(
+  [
+    ...Array.from({ length: 12 }, (_, i) => `F${i + 1}`),
+    ...Array.from({ length: 10 }, (_, i) => `KP${i}`),
+    ..."IC Insert DC Delete Home End NPage PageDown PgDn PPage PageUp PgUp BTab Space BSpace"
+      .split(" "),
+    ..."Enter Escape Tab Up Down Left Right KP/ KP* KP- KP+ KPEnter KP.".split(" "),
+  ].map((name) => name.toLowerCase()),
+);
+
+/**
+ * Whether tmux reads `word` as one key. Anything else it would type as text, so "Ctrl-C"
+ * would arrive as six characters: such words are refused instead.
+ */
+export function isKeyName(word: string): boolean {
+  if ([...word].length === 2 && word.startsWith("^")) return true;
+  let rest = word;
+  while (/^[CMS]-./iu.test(rest)) rest = rest.slice(2);
+  return [...rest].length === 1 || KEY_NAMES.has(rest.toLowerCase()) ||
+    /^0x[0-9a-f]{1,8}$/i.test(rest);
+}
+
+function unknownKey(position: number, count: number) {
+  return refusal(
+    "invalid_input",
+    `\`keys\` word ${position} of ${count} is not a tmux key name; nothing was sent. With ` +
+      "literal: false every space-separated word must be one key: a single character or a " +
+      "name (Enter Escape Tab BTab Space BSpace Up Down Left Right Home End PageUp PageDown " +
+      "Insert Delete F1 to F12 KP0 to KP9 KPEnter), optionally after C- (Ctrl), M- (Alt) or " +
+      "S- (Shift), e.g. C-c or M-Left (^c also means C-c). To type text as is use literal: true",
+  );
+}
+
 export const sendKeysTool: ToolDefinition = {
   name: "send_keys",
   title: "Send keys to a pane",
   toolset: "execute",
   description:
     "Type into a pane (exact %N): text as is (literal, the default), or tmux key names such " +
-    "as C-c Enter Up with literal: false; enter: true presses Enter after. Use it for TUIs, " +
-    "REPLs and prompts. For a shell command you wrote and want the exit status of, use " +
+    "as C-c Enter Up M-Left F5 with literal: false (a word that is not a key name, such as " +
+    "Ctrl-C, is refused rather than typed); enter: true presses Enter after. Use it for " +
+    "TUIs, REPLs and prompts. For a shell command you wrote and want the exit status of, use " +
     "run_command; for a large block of text use paste_text; to see the effect use " +
     "wait_for_text or capture_since.",
   inputSchema: schemas.sendKeysInput,
@@ -38,12 +73,13 @@ export const sendKeysTool: ToolDefinition = {
       literal?: boolean;
       enter?: boolean;
     };
+    const words = a.keys.split(/\s+/).filter((key) => key !== "");
+    const unknown = a.literal === false ? words.findIndex((word) => !isKeyName(word)) : -1;
+    if (unknown >= 0) return unknownKey(unknown + 1, words.length);
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
     if (!found.ok) return found.payload;
-    const keys = a.literal === false
-      ? ["--", ...a.keys.split(/\s+/).filter((key) => key !== "")]
-      : ["-l", "--", a.keys];
+    const keys = a.literal === false ? ["--", ...words] : ["-l", "--", a.keys];
     const out = await tmuxCall(client, [
       "send-keys",
       "-t",
