@@ -15,6 +15,8 @@ export type Snapshot = {
   paneId: string;
   panePid: number;
   dead: boolean;
+  /** The pane's foreground process name (tmux's pane_current_command). */
+  currentCommand: string;
   historySize: number;
   cursorX: number;
   cursorY: number;
@@ -42,7 +44,8 @@ export async function snapshot(
     "-p",
     "-t",
     paneId,
-    "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y}",
+    "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y} " +
+    "#{pane_current_command}",
     ";",
     "capture-pane",
     "-p",
@@ -67,6 +70,7 @@ export async function snapshot(
       paneId,
       panePid: Number(header[1]),
       dead: header[2] === "1",
+      currentCommand: header.slice(6).join(" "),
       historySize: Number(header[3]),
       cursorX: Number(header[4]),
       cursorY: Number(header[5]),

@@ -18,7 +18,6 @@ import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context
 import { clientFor } from "../targets.ts";
 import { socketPath, type TmuxClient } from "../tmux.ts";
 import { refusal, success, type ToolPayload } from "../tool_result.ts";
-import { paneInfo } from "./inspect.ts";
 import { CANCELLED, effectiveTimeout, pause } from "./waiting.ts";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
@@ -176,14 +175,13 @@ async function runCommand(
   extra: ToolExtra,
 ): Promise<ToolPayload> {
   if (extra.signal.aborted) return CANCELLED;
-  const pane = await paneInfo(context, client, a.pane_id);
-  if (!pane.ok) return pane.payload;
-  if (pane.value.dead) return PANE_DEAD;
-  if (!SHELLS.has(pane.value.current_command.replace(/^-/, ""))) return NOT_A_SHELL;
-  if (await containsCaller(context, client, "pane", a.pane_id) !== "not_ours") return CALLER_PANE;
+  // One look gives the process, the cursor and the screen, all of the same instant.
   const before = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
   if (before === null || extra.signal.aborted) return CANCELLED;
   if (!before.ok) return before.payload;
+  if (before.value.dead) return PANE_DEAD;
+  if (!SHELLS.has(before.value.currentCommand.replace(/^-/, ""))) return NOT_A_SHELL;
+  if (await containsCaller(context, client, "pane", a.pane_id) !== "not_ours") return CALLER_PANE;
   const record = lineRecord(key, before.value);
   const busyLine = lineRefusal(record, before.value, a.pane_id);
   if (busyLine) return busyLine;
