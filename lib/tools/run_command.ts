@@ -63,13 +63,20 @@ type LineRecord = {
 };
 
 const lineRecords = new Map<string, LineRecord>();
+/** Panes remembered at most; the least recently used one is forgotten first. */
+const MAX_LINE_RECORDS = 1024;
 
 /** The record for the pane's current shell process; a respawned pane starts afresh. */
 function lineRecord(key: string, shot: Snapshot): LineRecord {
   let record = lineRecords.get(key);
+  lineRecords.delete(key);
   if (!record || record.panePid !== shot.panePid) {
     record = { panePid: shot.panePid, prompt: null, unfinished: null };
-    lineRecords.set(key, record);
+  }
+  lineRecords.set(key, record);
+  for (const oldest of lineRecords.keys()) {
+    if (lineRecords.size <= MAX_LINE_RECORDS) break;
+    lineRecords.delete(oldest);
   }
   return record;
 }
