@@ -15,7 +15,7 @@
   elif [[ $ZSH_VERSION != 5.9 && $ZSH_VERSION != 5.9.<-> ]]; then
     print -u2 "tmux-mcp: not enrolled: zsh 5.9 is required"; return 1
   elif (( ${+_tmux_mcp_channel_fd} )); then
-    print -u2 "tmux-mcp: not enrolled: this shell is already enrolled"; return 1
+    print -u2 "tmux-mcp: nothing to do: this shell is already enrolled"; return 1
   fi
   local had_socket_module=0 channel_fd helper_fd proof_fd reply
   zmodload -e zsh/net/socket && had_socket_module=1
@@ -39,7 +39,7 @@
       ("NO not-root") print -u2 "tmux-mcp: not enrolled: source it in the pane's own shell, not a nested one";;
       ("NO tmux-too-old") print -u2 "tmux-mcp: not enrolled: tmux 3.3 or newer is required";;
       ("NO expired") print -u2 "tmux-mcp: not enrolled: this invitation has expired or was used";;
-      ("NO already-enrolled") print -u2 "tmux-mcp: not enrolled: this pane is already enrolled";;
+      ("NO already-enrolled") print -u2 "tmux-mcp: nothing to do: this pane is already enrolled";;
       ("NO full") print -u2 "tmux-mcp: not enrolled: the server has no free enrollment slot";;
       (*) print -u2 "tmux-mcp: not enrolled: the MCP server refused or did not answer";;
     esac
@@ -79,6 +79,9 @@
     zle -D _tmux_mcp_on_request 2>/dev/null
     unfunction _tmux_mcp_on_request _tmux_mcp_retire
   }
+
+  # Retiring unloads zsh/net/socket when enrolling loaded it (the shell did not have it).
+  (( had_socket_module )) || functions[_tmux_mcp_retire]+=$'\n  zmodload -u zsh/net/socket 2>/dev/null'
 
   zle -N _tmux_mcp_on_request
   zle -F -w $channel_fd _tmux_mcp_on_request

@@ -4,7 +4,7 @@
 // when that text has moved we find it again, and when it is gone we say lines may be missed
 // rather than guess. Cursors carry all of this, so they are stateless and survive between calls.
 import type { TmuxClient } from "./tmux.ts";
-import { NOT_FOUND, tmuxCallRaw, type TmuxOutcome } from "./targets.ts";
+import { notFound, tmuxCallRaw, type TmuxOutcome } from "./targets.ts";
 
 export const DEFAULT_MAX_LINES = 1000;
 export const MAX_LINES = 10000;
@@ -15,6 +15,8 @@ export type Snapshot = {
   paneId: string;
   panePid: number;
   dead: boolean;
+  /** The pane's foreground process name (tmux's pane_current_command). */
+  currentCommand: string;
   historySize: number;
   cursorX: number;
   cursorY: number;
@@ -42,7 +44,8 @@ export async function snapshot(
     "-p",
     "-t",
     paneId,
-    "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y}",
+    "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y} " +
+    "#{pane_current_command}",
     ";",
     "capture-pane",
     "-p",
@@ -53,10 +56,12 @@ export async function snapshot(
     "-E",
     "-",
   ], signal);
-  if (!out.ok) return out;
+  if (!out.ok) {
+    return out.payload.error.code === "not_found" ? { ok: false, payload: notFound(paneId) } : out;
+  }
   const newline = out.value.indexOf(10);
   const header = new TextDecoder().decode(out.value.subarray(0, newline)).split(" ");
-  if (header[0] !== paneId) return { ok: false, payload: NOT_FOUND };
+  if (header[0] !== paneId) return { ok: false, payload: notFound(paneId) };
   const { text, escaped } = decodeCapture(out.value.subarray(newline + 1));
   const lines = text.replace(/\n$/, "").split("\n");
   return {
@@ -65,6 +70,7 @@ export async function snapshot(
       paneId,
       panePid: Number(header[1]),
       dead: header[2] === "1",
+      currentCommand: header.slice(6).join(" "),
       historySize: Number(header[3]),
       cursorX: Number(header[4]),
       cursorY: Number(header[5]),
@@ -128,6 +134,12 @@ function leftOfColumn(line: string, column: number): string {
   return line.slice(0, end);
 }
 
+/** The line the cursor is on, whole and left of the cursor (where a prompt ends). */
+export function cursorLine(shot: Snapshot): { whole: string; beforeCursor: string } {
+  const whole = shot.lines[shot.historySize + shot.cursorY] ?? "";
+  return { whole, beforeCursor: leftOfColumn(whole, shot.cursorX) };
+}
+
 export function cursorAt(shot: Snapshot): Cursor {
   const line = shot.historySize + shot.cursorY;
   const prefix = leftOfColumn(shot.lines[line] ?? "", shot.cursorX);
@@ -152,8 +164,10 @@ function anchorMatches(lines: string[], line: number, anchor: string[]): boolean
 }
 
 export type Since = {
-  /** Lines from the cursor to the current cursor row; the first starts at the cursor column. */
+  /** Lines from the cursor's line to the current cursor row, the first one whole. */
   lines: string[];
+  /** Where on the first line the new text begins (the cursor's column); 0 when lines missed. */
+  firstColumn: number;
   linesMissed: boolean;
   reason: "respawned" | "history_changed" | null;
 };
@@ -163,7 +177,7 @@ export function since(shot: Snapshot, cursor: Cursor): Since {
   const end = shot.historySize + shot.cursorY;
   const all = shot.lines.slice(0, end + 1);
   if (shot.panePid !== cursor.panePid) {
-    return { lines: all, linesMissed: true, reason: "respawned" };
+    return { lines: all, firstColumn: 0, linesMissed: true, reason: "respawned" };
   }
   let found = -1;
   for (let line = Math.min(cursor.line, end); line >= 0; line--) {
@@ -172,10 +186,11 @@ export function since(shot: Snapshot, cursor: Cursor): Since {
       break;
     }
   }
-  if (found < 0) return { lines: all, linesMissed: true, reason: "history_changed" };
+  if (found < 0) {
+    return { lines: all, firstColumn: 0, linesMissed: true, reason: "history_changed" };
+  }
   const lines = shot.lines.slice(found, end + 1);
-  lines[0] = lines[0].slice(cursor.column);
-  return { lines, linesMissed: false, reason: null };
+  return { lines, firstColumn: cursor.column, linesMissed: false, reason: null };
 }
 
 const CURSOR_PREFIX = "c1.";

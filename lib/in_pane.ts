@@ -8,7 +8,6 @@ import { privateBaseDirectory } from "./rendezvous.ts";
 
 const REFUSALS: Record<string, string> = {
   "tmux-too-old": "tmux 3.3 or newer is required",
-  "already-enrolled": "this pane is already enrolled",
   "busy": "the server has too many pending invitations; try again in a minute",
   "no-pane": "the server cannot see this pane",
 };
@@ -88,9 +87,39 @@ export async function runEnroll(serverPid?: string): Promise<number> {
     console.log(`source '${reply.slice(3)}'`);
     return 0;
   }
+  if (reply === "NO already-enrolled") {
+    console.error(
+      'tmux-mcp: nothing to do: this pane is already enrolled (eval "$(tmux-mcp leave)" ' +
+        "takes it back)",
+    );
+    return 1;
+  }
   const reason = REFUSALS[reply.slice(3)] ?? "the server refused or did not answer";
   console.error(`tmux-mcp: not enrolled: ${reason}`);
   return 1;
+}
+
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The exact line a person types in a pane to lend it to this server, written the way this
+ * process was started: a compiled binary by its path, otherwise this Deno running our main
+ * module (a path or a URL). `--server` names this process, so other servers never answer.
+ */
+export function enrollCommandLine(
+  mainModule = Deno.mainModule,
+  execPath = Deno.execPath(),
+  pid = Deno.pid,
+): string {
+  const main = mainModule.startsWith("file:")
+    ? decodeURIComponent(new URL(mainModule).pathname)
+    : mainModule;
+  const program = mainModule.includes("/deno-compile-")
+    ? [execPath]
+    : [execPath, "run", "-A", main];
+  return `eval "$(${[...program, "enroll", "--server", String(pid)].map(shellWord).join(" ")})"`;
 }
 
 /** The line that undoes an enrollment, for `eval "$(tmux-mcp leave)"` in the enrolled pane. */

@@ -54,12 +54,22 @@ export const PROMPTS: Prompt[] = [
     text: ({ pane_id }) => {
       const pane = pane_id ?? "%N";
       return `To let tmux_run run scripts in pane ${pane}, a person does this:\n` +
-        `1. Start the MCP server with --enable-tool tmux_run --enroll-pane ${pane}=FILE, where ` +
-        `FILE is a new path only they can write (for example in a private directory).\n` +
-        `2. In pane ${pane}, at an idle zsh prompt, type: source FILE (within the enrollment ` +
-        `timeout, 60 seconds by default).\n` +
-        `3. The agent checks tmux_capabilities: the pane appears under enrolled_panes.\n` +
-        `An agent cannot enroll a pane by itself; typing the source line for the person ` +
+        `1. The MCP server runs with --enable-tool tmux_run (tmux_capabilities then lists ` +
+        `tmux_run under enabled_tools).\n` +
+        `2. In pane ${pane}, at an idle zsh 5.9 prompt, the person types:\n` +
+        `     eval "$(tmux-mcp enroll)"\n` +
+        `   tmux-mcp is this server's program: install it with ` +
+        `deno install -g -A -n tmux-mcp <path or URL of main.ts> (it needs deno on PATH, ` +
+        `e.g. npm install -g deno@2.9.6), or use the exact line the server printed on stderr ` +
+        `at startup, which names this server (enroll --server PID). The pane prints ` +
+        `"tmux-mcp: this pane is enrolled for tmux_run".\n` +
+        `   Or, when starting the server: --enroll-pane ${pane}=FILE (FILE a new path only ` +
+        `they can write), then type source FILE in the pane within the enrollment timeout ` +
+        `(60 seconds by default).\n` +
+        `3. The agent checks tmux_capabilities: the pane appears under enrolled_panes, and the ` +
+        `top-level generation goes into target.generation.\n` +
+        `To take the pane back, the person types eval "$(tmux-mcp leave)" in it.\n` +
+        `An agent cannot enroll a pane by itself; typing the line for the person ` +
         `defeats the point of enrollment.`;
     },
   },

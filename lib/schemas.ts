@@ -110,6 +110,150 @@ export function isValid(schema: JsonSchema, value: unknown): boolean {
   return validate(value);
 }
 
+// A second validator that collects every error with its schema, used only once an input has
+// already failed, to say which field broke which rule. Messages name fields, rules and limits
+// from the schema; they never quote the value, which may be a secret or a long script.
+const explainer = new Ajv2020({ allErrors: true, strict: false, verbose: true });
+const explainers = new WeakMap<JsonSchema, ReturnType<typeof explainer.compile>>();
+
+/** What a field means, for the fields of tmux_run, whose contract schema has no descriptions. */
+const FIELD_HINTS: Record<string, string> = {
+  "target": 'like {"kind": "pane", "id": "%N", "generation": "…"}',
+  "target.generation": "get it from tmux_capabilities: its top-level generation field",
+  "target.id": "the enrolled pane's id, e.g. %3; tmux_capabilities lists enrolled_panes",
+  "target.kind": 'always "pane"',
+  "script": "the POSIX sh script to run, at most 65536 UTF-8 bytes",
+};
+
+/** Patterns our schemas use, said the way a person would. */
+const PATTERN_FORMS: Record<string, string> = {
+  "^%[0-9]+$": "must look like %N (a pane id, e.g. %3; list_panes gives them)",
+  "^@[0-9]+$": "must look like @N (a window id, e.g. @2; list_windows gives them)",
+  "^\\$[0-9]+$":
+    "must look like $N (a session id, e.g. $1); to name a session by its name use session_name",
+  "^[A-Za-z0-9._-]+$": "may hold only letters, digits, '.', '_' and '-'",
+  "^[^:.\\u0000-\\u001f]+$": "must not contain ':', '.' or control characters",
+  "^[^\\u0000-\\u001f]+$": "must not contain control characters",
+  "^[^\\u0000-\\u001f]*$": "must not contain control characters",
+  "^[^\\u0000]*$": "must not contain a NUL character",
+  "^[A-Za-z_][A-Za-z0-9_]*$":
+    "must be a variable name (letters, digits and '_', not first a digit)",
+};
+
+const TYPE_NAMES: Record<string, string> = {
+  string: "a string",
+  integer: "an integer",
+  number: "a number",
+  boolean: "true or false",
+  array: "an array",
+  object: "an object",
+  null: "null",
+};
+
+type SchemaError = {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  parentSchema?: JsonSchema;
+};
+
+/** `/target/generation` → `target.generation`; `/patterns/0` → `patterns[0]`. */
+function fieldName(pointer: string): string {
+  let name = "";
+  for (const raw of pointer.split("/").slice(1)) {
+    const part = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    name += /^\d+$/.test(part) ? `[${part}]` : name === "" ? part : `.${part}`;
+  }
+  return name;
+}
+
+function join(path: string, key: string): string {
+  return path === "" ? key : `${path}.${key}`;
+}
+
+function describeError(error: SchemaError): string | null {
+  const field = fieldName(error.instancePath);
+  const p = error.params;
+  const parent = error.parentSchema ?? {};
+  const hintFor = (name: string, schema: JsonSchema | undefined) => {
+    const hint = FIELD_HINTS[name] ??
+      (typeof schema?.description === "string" ? schema.description : undefined);
+    return hint ? ` (${hint})` : "";
+  };
+  switch (error.keyword) {
+    case "required": {
+      const name = join(field, String(p.missingProperty));
+      const properties = (parent.properties ?? {}) as Record<string, JsonSchema>;
+      return `\`${name}\` is required${hintFor(name, properties[String(p.missingProperty)])}`;
+    }
+    case "additionalProperties": {
+      const key = String(p.additionalProperty);
+      const named = /^[A-Za-z0-9_.-]{1,64}$/.test(key) ? `\`${join(field, key)}\`` : "a parameter";
+      const known = Object.keys((parent.properties ?? {}) as Record<string, unknown>);
+      return `${named} is not a parameter ${field === "" ? "of this tool" : `of \`${field}\``}` +
+        ` (allowed: ${known.join(", ") || "none"})`;
+    }
+    case "type": {
+      const types = Array.isArray(p.type) ? p.type : String(p.type).split(",");
+      const wanted = types.map((t) => TYPE_NAMES[String(t)] ?? String(t)).join(" or ");
+      return `\`${field}\` must be ${wanted}${hintFor(field, parent)}`;
+    }
+    case "pattern": {
+      const form = PATTERN_FORMS[String(p.pattern)] ?? `must match the pattern ${p.pattern}`;
+      return `\`${field}\` ${form}`;
+    }
+    case "maxLength":
+      return `\`${field}\` is over its limit of ${p.limit} characters`;
+    case "minLength":
+      return p.limit === 1
+        ? `\`${field}\` must not be empty`
+        : `\`${field}\` must be at least ${p.limit} characters long`;
+    case "maximum":
+      return `\`${field}\` must be at most ${p.limit}`;
+    case "minimum":
+      return `\`${field}\` must be at least ${p.limit}`;
+    case "exclusiveMaximum":
+      return `\`${field}\` must be less than ${p.limit}`;
+    case "exclusiveMinimum":
+      return `\`${field}\` must be greater than ${p.limit}`;
+    case "maxItems":
+      return `\`${field}\` may have at most ${p.limit} items`;
+    case "minItems":
+      return `\`${field}\` must have at least ${p.limit} item${p.limit === 1 ? "" : "s"}`;
+    case "enum":
+      return `\`${field}\` must be one of: ${(p.allowedValues as unknown[]).join(", ")}`;
+    case "const":
+      return `\`${field}\` must be ${JSON.stringify(p.allowedValue)}`;
+    case "oneOf":
+    case "anyOf":
+      return null;
+    default:
+      return `\`${field || "the arguments"}\` breaks the schema's ${error.keyword} rule`;
+  }
+}
+
+/**
+ * Why `value` fails `schema`, as fields and rules ("`pane_id` must look like %N"), or null
+ * when it does not fail. Never contains the value itself.
+ */
+export function inputProblems(schema: JsonSchema, value: unknown): string | null {
+  let validate = explainers.get(schema);
+  if (!validate) {
+    validate = explainer.compile(schema);
+    explainers.set(schema, validate);
+  }
+  if (validate(value)) return null;
+  const errors = (validate.errors ?? []) as SchemaError[];
+  const messages = [...new Set(errors.map(describeError).filter((m) => m !== null))];
+  if (messages.length === 0) {
+    const fields = [...new Set(errors.map((e) => fieldName(e.instancePath) || "the arguments"))];
+    messages.push(...fields.map((f) => `\`${f}\` does not have an allowed form`));
+  }
+  const shown = messages.slice(0, 4);
+  const more = messages.length - shown.length;
+  return shown.join("; ") + (more > 0 ? `; and ${more} more` : "");
+}
+
 /** The validator's explanation of why `value` fails `schema`, for tests only. */
 export function validationErrors(schema: JsonSchema, value: unknown): string {
   const validate = ajv.compile(schema);

@@ -18,10 +18,11 @@ import {
 } from "./deps.ts";
 import { callerFromEnvironment } from "./caller.ts";
 import { Enrollments } from "./enrollment.ts";
+import { enrollCommandLine } from "./in_pane.ts";
 import { randomHex } from "./ids.ts";
 import { makeServerDirectory, privateBaseDirectory } from "./rendezvous.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
-import { isValid } from "./schemas.ts";
+import { inputProblems, isValid } from "./schemas.ts";
 import type { RunHooks, ServerContext } from "./server_context.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "./tmux.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "./tool_result.ts";
@@ -150,6 +151,7 @@ function buildMcpServer(context: ServerContext): Server {
   mcp.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((tool) => ({
       name: tool.name,
+      title: tool.title,
       description: tool.description,
       inputSchema: tool.inputSchema as { type: "object" },
       outputSchema: tool.outputSchema as { type: "object" },
@@ -166,9 +168,8 @@ function buildMcpServer(context: ServerContext): Server {
     if (context.closed) return toCallToolResult(refusal("closed", "the server is shutting down"));
     const args = request.params.arguments ?? {};
     if (!isValid(tool.inputSchema, args)) {
-      return toCallToolResult(
-        refusal("invalid_input", "the arguments do not match the tool's input schema"),
-      );
+      const problems = inputProblems(tool.inputSchema, args) ?? "they do not match the schema";
+      return toCallToolResult(refusal("invalid_input", `invalid arguments: ${problems}`));
     }
     const progressToken = request.params._meta?.progressToken;
     const progress = progressToken === undefined
@@ -187,10 +188,14 @@ function buildMcpServer(context: ServerContext): Server {
 export async function serveStdio(config: Config): Promise<void> {
   const server = await startServer(config);
   const { context } = server;
+  // One line: the binding, the tools, and (with tmux_run) the exact enroll line to copy.
+  const enroll = context.enrollments
+    ? `; to lend a pane to this server, type in it: ${enrollCommandLine()}`
+    : "";
   console.error(
     `tmux-mcp: bound to ${socketPath(context.tmux.socket)}; tools: ${
       [...context.enabledTools].sort().join(", ") || "(none)"
-    }`,
+    }${enroll}`,
   );
   let closing: Promise<void> | null = null;
   const shutdown = () => closing ??= server.close().then(() => Deno.exit(0));

@@ -38,6 +38,8 @@ export type ToolExtra = {
 
 export type ToolDefinition = {
   name: string;
+  /** A short human-readable name that clients show in place of `name`. */
+  title: string;
   toolset: Toolset | null;
   description: string;
   inputSchema: JsonSchema;

@@ -24,6 +24,36 @@ export const NOT_FOUND = fixed(
   "not_found",
   "the target does not exist on that tmux server; list it again with list_sessions or list_panes",
 );
+
+/** How to find a live id again, by the kind of target that was missing. */
+const LIST_AGAIN: Record<string, string> = {
+  "%": "list_panes",
+  "@": "list_windows",
+  "$": "list_sessions",
+};
+
+/**
+ * not_found for one exact target: an id (`%3`, `@2`, `$1`) or a session name. Both are the
+ * caller's own handles for tmux objects, so naming them tells the agent which one to look up.
+ */
+export function notFound(target: string): Refusal {
+  const name = target.replace(/^=/, "").replace(/:$/, "");
+  const lister = LIST_AGAIN[name[0]];
+  const what = lister
+    ? { "%": "pane", "@": "window", "$": "session" }[name[0]] + ` ${name}`
+    : `session named ${JSON.stringify(name)}`;
+  return fixed(
+    "not_found",
+    `${what} does not exist on that tmux server; get current ids with ${lister ?? "list_sessions"}`,
+  );
+}
+
+function naming(outcome: TmuxOutcome<never>, target: string): TmuxOutcome<never> {
+  if (!outcome.ok && outcome.payload.error.code === "not_found") {
+    return { ok: false, payload: notFound(target) };
+  }
+  return outcome;
+}
 export const TMUX_FAILED = fixed("tmux_failed", "tmux refused the command");
 export const TMUX_UNAVAILABLE = fixed(
   "tmux_unavailable",
@@ -105,9 +135,9 @@ export async function describe(
     ["display-message", "-p", "-t", target, `${idFormat}\t${format}`],
     signal,
   );
-  if (!out.ok) return out;
+  if (!out.ok) return naming(out, target);
   const [id, ...fields] = out.value.replace(/\n$/, "").split("\t");
-  if (!target.startsWith("=") && id !== target) return { ok: false, payload: NOT_FOUND };
+  if (!target.startsWith("=") && id !== target) return { ok: false, payload: notFound(target) };
   return { ok: true, value: fields };
 }
 
@@ -125,10 +155,10 @@ export async function resolveSession(
     ["display-message", "-p", "-t", `${target}:`, "#{session_id}\t#{session_name}"],
     signal,
   );
-  if (!out.ok) return out;
+  if (!out.ok) return naming(out, target);
   const [id, name] = out.value.replace(/\n$/, "").split("\t");
   if (args.session_id !== undefined ? id !== args.session_id : name !== args.session_name) {
-    return { ok: false, payload: NOT_FOUND };
+    return { ok: false, payload: notFound(target) };
   }
   return { ok: true, value: id };
 }

@@ -2,7 +2,15 @@
 // tmux_run for an invitation for $TMUX_PANE; `eval "$(tmux-mcp leave)"` takes the pane back.
 // It says clearly when no server, or more than one, could take the pane.
 import assert from "node:assert/strict";
-import { type Lab, typeInto, waitFor, waitForPrompt, withLab, withServer } from "./harness.ts";
+import {
+  type Lab,
+  runDeno,
+  typeInto,
+  waitFor,
+  waitForPrompt,
+  withLab,
+  withServer,
+} from "./harness.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
@@ -38,13 +46,69 @@ Deno.test("a person enrolls the pane they are in, runs happen, and leave takes i
       assert.equal(listed.enrolled, true);
       const run = await s.run("echo lent");
       assert.equal(run.data.stdout.data, "lent\n");
+      await typeAndSee(lab, `eval "$(${program("enroll")})"`, /nothing to do: this pane is alr/);
       await typeAndSee(lab, `eval "$(${program("leave")})"`, /no longer enrolled/);
       await waitFor("the enrollment to end", () =>
         !s.server.context.enrollments?.shells.has(lab.pane));
       const after = await s.run("echo gone");
       assert.equal(after.error.code, "unsupported");
+      await typeAndSee(lab, 'zmodload -e zsh/net/socket; echo "sock""et=$?"', /socket=1/);
     })
   ));
+
+Deno.test("leave keeps zsh/net/socket loaded when the shell had loaded it itself", () =>
+  withLab((lab) =>
+    withServer(lab, ["--enable-tool", "tmux_run"], async (s) => {
+      await typeInto(lab, `eval "$(${program("enroll")})"`, true);
+      await waitFor("the pane to be enrolled", () =>
+        s.server.context.enrollments?.shells.has(lab.pane));
+      await typeAndSee(lab, `eval "$(${program("leave")})"`, /no longer enrolled/);
+      await typeAndSee(lab, 'zmodload -e zsh/net/socket; echo "sock""et=$?"', /socket=0/);
+    }), "zmodload zsh/net/socket"));
+
+Deno.test("the startup line gives this server's exact enroll line, and typing it enrolls", () =>
+  withLab(async (lab) => {
+    const server = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "--socket-name", lab.socketName, "--enable-tool", "tmux_run"],
+      stdin: "piped",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const stderr = server.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      let line = "";
+      while (!line.includes("\n")) {
+        const { value, done } = await stderr.read();
+        if (done) break;
+        line += value;
+      }
+      const enroll = /; to lend a pane to this server, type in it: (eval .*)$/m.exec(line)?.[1];
+      assert.ok(enroll, line);
+      assert.match(enroll, new RegExp(`enroll --server ${server.pid}\\)"$`));
+      await typeAndSee(lab, enroll, /this pane is enrolled for tmux_run/);
+    } finally {
+      await server.stdin.close();
+      await stderr.cancel();
+      await server.status;
+    }
+  }));
+
+Deno.test("tmux-mcp installed the Deno way enrolls with the README's line", () =>
+  withLab(async (lab) => {
+    const root = `${lab.dir}/deno-root`;
+    const installed = await runDeno(["install", "-g", "-A", "-n", "tmux-mcp", MAIN], {
+      DENO_INSTALL_ROOT: root,
+    });
+    assert.equal(installed.code, 0, installed.stderr);
+    await withServer(lab, ["--enable-tool", "tmux_run"], async (s) => {
+      await typeInto(lab, `PATH='${root}/bin':$PATH; eval "$(tmux-mcp enroll)"`, true);
+      await waitFor(
+        "the pane to be enrolled",
+        () => s.server.context.enrollments?.shells.has(lab.pane),
+      );
+      await typeAndSee(lab, 'eval "$(tmux-mcp leave)"', /no longer enrolled/);
+    });
+  }));
 
 Deno.test("enroll says so when no server with tmux_run is bound to this tmux", () =>
   withLab(async (lab) => {

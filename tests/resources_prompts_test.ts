@@ -49,6 +49,17 @@ Deno.test("prompts answer without contacting tmux, even when no server is runnin
       assert.match(text, /tmux_run/);
       const enroll = await s.client.getPrompt({ name: "enroll_pane", arguments: {} });
       assert.match(enroll.messages[0].content.text as string, /--enroll-pane %N=FILE/);
+      const inPane = await s.client.getPrompt({
+        name: "enroll_pane",
+        arguments: { pane_id: "%2" },
+      });
+      const steps = inPane.messages[0].content.text as string;
+      assert.match(
+        steps,
+        /In pane %2, at an idle zsh 5\.9 prompt, the person types:\n +eval "\$\(tmux-mcp enroll\)"/,
+      );
+      assert.match(steps, /deno install -g -A -n tmux-mcp/);
+      assert.match(steps, /eval "\$\(tmux-mcp leave\)"/);
       const diagnose = await s.client.getPrompt({
         name: "diagnose_failing_pane",
         arguments: { pane_id: "%1" },

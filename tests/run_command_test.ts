@@ -1,7 +1,15 @@
 // run_command against real shells: exit statuses, awkward commands, its own markers, timeouts,
 // panes that are not at a shell, and two calls on one pane.
 import assert from "node:assert/strict";
-import { type Lab, splitPane, waitForPrompt, waitUntilRunning, withLab } from "./harness.ts";
+import {
+  type Lab,
+  splitPane,
+  typeInto,
+  waitFor,
+  waitForPrompt,
+  waitUntilRunning,
+  withLab,
+} from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
 
 function zsh(fn: (lab: Lab, s: GeneralSession) => Promise<void>): () => Promise<void> {
@@ -80,14 +88,86 @@ Deno.test(
 );
 
 Deno.test(
-  "the user's shell variables are left alone",
+  "the user's shell variables are seen and left alone",
   zsh(async (lab, s) => {
-    await s.call("run_command", { pane_id: lab.pane, command: "status_probe=mine; id=mine" });
+    await typeInto(lab, "status_probe=mine; id=mine", true);
+    await waitForPrompt(lab);
     const result = await s.call("run_command", {
       pane_id: lab.pane,
-      command: 'echo "$status_probe $id"',
+      command: 'echo "$status_probe $id"; status_probe=theirs',
     });
     assert.equal(result.data.output, "mine mine");
+    await typeInto(lab, 'echo "probe=$status_probe"', true);
+    await waitFor(
+      "the shell to print its own variable",
+      async () => (await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane)).includes("probe=mine"),
+    );
+  }),
+);
+
+Deno.test(
+  "exit N reports N and the pane's shell survives; cd and export do not persist",
+  zsh(async (lab, s) => {
+    const shellPid = await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_pid}");
+    const three = await s.call("run_command", { pane_id: lab.pane, command: "echo bye; exit 3" });
+    assert.deepEqual([three.data.exit_status, three.data.output], [3, "bye"]);
+    const exec = await s.call("run_command", { pane_id: lab.pane, command: "exec true" });
+    assert.equal(exec.data.exit_status, 0, JSON.stringify(exec));
+    await s.call("run_command", { pane_id: lab.pane, command: "cd /; export PROBE_X=1" });
+    const after = await s.call("run_command", {
+      pane_id: lab.pane,
+      command: 'echo "${PROBE_X:-unset} $PWD"',
+    });
+    assert.notEqual(after.data.output, "1 /");
+    assert.match(after.data.output, /^unset /);
+    assert.equal(
+      await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_pid} #{pane_dead}"),
+      `${shellPid} 0`,
+    );
+  }),
+);
+
+Deno.test(
+  "after a timed-out read, the next command is refused instead of becoming its input",
+  zsh(async (lab, s) => {
+    const reading = await s.call("run_command", {
+      pane_id: lab.pane,
+      command: 'read -r answer; echo "got:$answer"',
+      timeout: 0.5,
+    });
+    assert.equal(reading.data.timed_out, true);
+    const refused = await s.call("run_command", { pane_id: lab.pane, command: "echo typed" });
+    assert.equal(refused.error?.code, "unfinished_command", JSON.stringify(refused));
+    assert.equal(refused.error.delivery, "not_sent");
+    assert.match(refused.error.message, new RegExp(`pane ${lab.pane} earlier has not finished`));
+    assert.match(refused.error.message, /send_keys C-c/);
+    assert.doesNotMatch(await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane), /^got:/m);
+    await typeInto(lab, "from-the-person", true);
+    await waitForPrompt(lab);
+    const next = await s.call("run_command", { pane_id: lab.pane, command: "echo typed" });
+    assert.deepEqual([next.data?.exit_status, next.data?.output], [0, "typed"]);
+    assert.match(await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane), /^got:from-the-person$/m);
+  }),
+);
+
+Deno.test(
+  "text a person left at the prompt is refused and stays on the line",
+  zsh(async (lab, s) => {
+    await s.call("run_command", { pane_id: lab.pane, command: "true" });
+    await typeInto(lab, "echo half-typed");
+    await waitFor(
+      "the half-typed text to show",
+      async () => (await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane)).includes("half-typed"),
+    );
+    const refused = await s.call("run_command", { pane_id: lab.pane, command: "echo mine" });
+    assert.equal(refused.error?.code, "line_not_empty", JSON.stringify(refused));
+    assert.match(refused.error.message, new RegExp(`command line in pane ${lab.pane} already`));
+    const screen = await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
+    assert.equal(screen.split("\n").filter((l) => l !== "").at(-1), "lab# echo half-typed");
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-u");
+    await waitForPrompt(lab);
+    const next = await s.call("run_command", { pane_id: lab.pane, command: "echo mine" });
+    assert.equal(next.data?.output, "mine", JSON.stringify(next));
   }),
 );
 
@@ -105,7 +185,7 @@ Deno.test(
     assert.match(result.data.note, /may still be running/);
     assert.equal(result.data.output, "started");
     const busy = await s.call("run_command", { pane_id: lab.pane, command: "true" });
-    assert.equal(busy.error.code, "not_a_shell");
+    assert.equal(busy.error.code, "unfinished_command");
     await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-c");
     await waitForPrompt(lab);
     const after = await s.call("run_command", { pane_id: lab.pane, command: "echo again" });

@@ -35,18 +35,19 @@ Deno.test(
       lab.pane,
       "#{window_id} #{session_id} #{session_name}",
     )).split(" ");
-    const attempts: [string, Record<string, unknown>][] = [
-      ["kill_pane", { pane_id: lab.pane }],
-      ["kill_window", { window_id: window }],
-      ["kill_session", { session_id: session }],
-      ["kill_session", { session_name: name }],
-      ["kill_server", {}],
+    const attempts: [string, Record<string, unknown>, string][] = [
+      ["kill_pane", { pane_id: lab.pane }, `pane ${lab.pane} is the pane`],
+      ["kill_window", { window_id: window }, `window ${window} contains the pane`],
+      ["kill_session", { session_id: session }, `session ${session} contains the pane`],
+      ["kill_session", { session_name: name }, `session ${session} contains the pane`],
+      ["kill_server", {}, "this tmux server contains the pane"],
     ];
-    for (const [tool, args] of attempts) {
+    for (const [tool, args, level] of attempts) {
       const result = await s.call(tool, args);
       assert.equal(result.ok, false, tool);
       assert.equal(result.error.code, "contains_caller", tool);
       assert.equal(result.error.delivery, "not_sent");
+      assert.ok(result.error.message.startsWith(level), `${tool}: ${result.error.message}`);
     }
     assert.deepEqual(await ids(lab, "#{pane_id}"), [lab.pane]);
   }),
@@ -120,6 +121,7 @@ Deno.test("when the caller's tmux identity cannot be established, teardown refus
       await withGeneral(lab, { env: TEARDOWN, caller }, async (s) => {
         const result = await s.call("kill_pane", { pane_id: sibling });
         assert.equal(result.error?.code, "contains_caller", JSON.stringify(caller));
+        assert.match(result.error.message, new RegExp(`cannot be ruled out that pane ${sibling} `));
       });
     }
     assert.equal((await ids(lab, "#{pane_id}")).length, 2);

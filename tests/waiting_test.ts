@@ -87,6 +87,78 @@ Deno.test(
 );
 
 Deno.test(
+  "a regex is tested line by line: ^ and $ anchor the line the output printed",
+  zsh(async (lab, s) => {
+    let begun = false;
+    const waiting = s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns: ["^ZED-OK$"],
+      regex: true,
+      timeout: 10,
+    }, { onprogress: () => begun = true });
+    await waitFor("the wait to begin", () => begun);
+    await typeInto(lab, "echo first; echo ZED-''OK; echo last", true);
+    const result = await waiting;
+    assert.equal(result.data.outcome, "matched", JSON.stringify(result));
+    assert.equal(result.data.matched_text, "ZED-OK");
+    assert.equal(result.data.last_lines, null);
+  }),
+);
+
+Deno.test(
+  "ignore_case matches literal and regex patterns whatever the letter case",
+  zsh(async (lab, s) => {
+    for (const [pattern, regex] of [["build ok", false], ["^BUILD\\s+OK$", true]] as const) {
+      let begun = false;
+      const waiting = s.call("wait_for_text", {
+        pane_id: lab.pane,
+        patterns: [pattern],
+        regex,
+        ignore_case: true,
+        timeout: 10,
+      }, { onprogress: () => begun = true });
+      await waitFor("the wait to begin", () => begun);
+      await typeInto(lab, "echo Build' 'OK", true);
+      const result = await waiting;
+      assert.equal(result.data.outcome, "matched", `${pattern}: ${JSON.stringify(result)}`);
+      assert.equal(result.data.matched_text, "Build OK");
+      await waitForPrompt(lab);
+    }
+  }),
+);
+
+Deno.test(
+  "a timeout returns the last lines of the screen, so the agent can see why",
+  zsh(async (lab, s) => {
+    await typeInto(lab, "echo 'Password for build:'", true);
+    await screenShows(lab, "Password for build:\n");
+    await waitForPrompt(lab);
+    const result = await s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns: ["never-appears"],
+      timeout: 0.3,
+    });
+    assert.equal(result.data.outcome, "timeout");
+    assert.match(result.data.last_lines, /^Password for build:$/m);
+    assert.match(result.data.last_lines, /lab#$/);
+  }),
+);
+
+Deno.test(
+  "a timeout longer than the schema could ever allow is clamped, not rejected",
+  zsh(async (lab, s) => {
+    s.server.context.config.waitMaxSeconds = 1;
+    const result = await s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns: ["never-appears"],
+      timeout: 1e9,
+    });
+    assert.equal(result.ok, true, JSON.stringify(result));
+    assert.equal(result.data.effective_timeout, 1);
+  }),
+);
+
+Deno.test(
   "a pane whose process exits ends the wait as pane_dead",
   zsh(async (lab, s) => {
     await lab.tmuxCmd("set-option", "-g", "remain-on-exit", "on");
@@ -111,6 +183,7 @@ Deno.test(
     const second = await s.call("capture_since", { pane_id: lab.pane, cursor: first.data.cursor });
     assert.doesNotMatch(second.data.text, /BEFORE/);
     assert.match(second.data.text, /^AFTER$/m);
+    assert.equal(second.data.text.split("\n")[0], "lab# echo AFTER", "the prompt stays");
     assert.equal(second.data.lines_missed, false);
     const idle = await s.call("capture_since", { pane_id: lab.pane, cursor: second.data.cursor });
     assert.equal(idle.data.text, "");

@@ -6,8 +6,8 @@ import { containsCaller } from "../caller.ts";
 import { schemas } from "../schemas.ts";
 import type { ToolDefinition } from "../server_context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../targets.ts";
-import { success } from "../tool_result.ts";
-import { CONTAINS_CALLER } from "./teardown.ts";
+import { refusal, success } from "../tool_result.ts";
+import { containsCallerRefusal } from "./teardown.ts";
 
 const INPUT = {
   readOnlyHint: false,
@@ -18,13 +18,49 @@ const INPUT = {
 
 type Socket = { socket_name?: string };
 
+/** tmux's key names (key-string.c in tmux 3.3), matched without regard to case as tmux does. */
+const KEY_NAMES = new Set(
+  [
+    ...Array.from({ length: 12 }, (_, i) => `F${i + 1}`),
+    ...Array.from({ length: 10 }, (_, i) => `KP${i}`),
+    ..."IC Insert DC Delete Home End NPage PageDown PgDn PPage PageUp PgUp BTab Space BSpace"
+      .split(" "),
+    ..."Enter Escape Tab Up Down Left Right KP/ KP* KP- KP+ KPEnter KP.".split(" "),
+  ].map((name) => name.toLowerCase()),
+);
+
+/**
+ * Whether tmux reads `word` as one key. Anything else it would type as text, so "Ctrl-C"
+ * would arrive as six characters: such words are refused instead.
+ */
+export function isKeyName(word: string): boolean {
+  if ([...word].length === 2 && word.startsWith("^")) return true;
+  let rest = word;
+  while (/^[CMS]-./iu.test(rest)) rest = rest.slice(2);
+  return [...rest].length === 1 || KEY_NAMES.has(rest.toLowerCase()) ||
+    /^0x[0-9a-f]{1,8}$/i.test(rest);
+}
+
+function unknownKey(position: number, count: number) {
+  return refusal(
+    "invalid_input",
+    `\`keys\` word ${position} of ${count} is not a tmux key name; nothing was sent. With ` +
+      "literal: false every space-separated word must be one key: a single character or a " +
+      "name (Enter Escape Tab BTab Space BSpace Up Down Left Right Home End PageUp PageDown " +
+      "Insert Delete F1 to F12 KP0 to KP9 KPEnter), optionally after C- (Ctrl), M- (Alt) or " +
+      "S- (Shift), e.g. C-c or M-Left (^c also means C-c). To type text as is use literal: true",
+  );
+}
+
 export const sendKeysTool: ToolDefinition = {
   name: "send_keys",
+  title: "Send keys to a pane",
   toolset: "execute",
   description:
     "Type into a pane (exact %N): text as is (literal, the default), or tmux key names such " +
-    "as C-c Enter Up with literal: false; enter: true presses Enter after. Use it for TUIs, " +
-    "REPLs and prompts. For a shell command you wrote and want the exit status of, use " +
+    "as C-c Enter Up M-Left F5 with literal: false (a word that is not a key name, such as " +
+    "Ctrl-C, is refused rather than typed); enter: true presses Enter after. Use it for " +
+    "TUIs, REPLs and prompts. For a shell command you wrote and want the exit status of, use " +
     "run_command; for a large block of text use paste_text; to see the effect use " +
     "wait_for_text or capture_since.",
   inputSchema: schemas.sendKeysInput,
@@ -37,12 +73,13 @@ export const sendKeysTool: ToolDefinition = {
       literal?: boolean;
       enter?: boolean;
     };
+    const words = a.keys.split(/\s+/).filter((key) => key !== "");
+    const unknown = a.literal === false ? words.findIndex((word) => !isKeyName(word)) : -1;
+    if (unknown >= 0) return unknownKey(unknown + 1, words.length);
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
     if (!found.ok) return found.payload;
-    const keys = a.literal === false
-      ? ["--", ...a.keys.split(/\s+/).filter((key) => key !== "")]
-      : ["-l", "--", a.keys];
+    const keys = a.literal === false ? ["--", ...words] : ["-l", "--", a.keys];
     const out = await tmuxCall(client, [
       "send-keys",
       "-t",
@@ -56,6 +93,7 @@ export const sendKeysTool: ToolDefinition = {
 
 export const pasteTextTool: ToolDefinition = {
   name: "paste_text",
+  title: "Paste text into a pane",
   toolset: "execute",
   description:
     "Paste a block of text into a pane (exact %N) through a tmux buffer, as bracketed paste " +
@@ -80,6 +118,7 @@ export const pasteTextTool: ToolDefinition = {
 
 export const respawnPaneTool: ToolDefinition = {
   name: "respawn_pane",
+  title: "Restart a pane's program",
   toolset: "execute",
   description:
     "Restart a pane (exact %N) whose program exited, with its original command or a new " +
@@ -99,9 +138,10 @@ export const respawnPaneTool: ToolDefinition = {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
     if (!found.ok) return found.payload;
-    if (a.kill && await containsCaller(context, client, "pane", a.pane_id) !== "not_ours") {
-      return CONTAINS_CALLER;
-    }
+    const containment = a.kill
+      ? await containsCaller(context, client, "pane", a.pane_id)
+      : "not_ours";
+    if (containment !== "not_ours") return containsCallerRefusal("pane", a.pane_id, containment);
     const out = await tmuxCall(client, [
       "respawn-pane",
       "-t",
@@ -116,6 +156,7 @@ export const respawnPaneTool: ToolDefinition = {
 
 export const setEnvironmentTool: ToolDefinition = {
   name: "set_environment",
+  title: "Set tmux environment variable",
   toolset: "execute",
   description:
     "Set or unset a variable in a session's tmux environment (or the global one), which " +

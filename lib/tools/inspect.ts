@@ -128,6 +128,7 @@ type Targeted = { socket_name?: string };
 
 export const listSessionsTool: ToolDefinition = {
   name: "list_sessions",
+  title: "List sessions",
   toolset: "inspect",
   description:
     "List the sessions on a tmux server with their ids ($N). Use the ids as exact targets. " +
@@ -160,6 +161,7 @@ export const listSessionsTool: ToolDefinition = {
 
 export const listWindowsTool: ToolDefinition = {
   name: "list_windows",
+  title: "List windows",
   toolset: "inspect",
   description:
     "List windows (@N ids) of one session (session_id or exact session_name), or of every " +
@@ -203,6 +205,7 @@ export const listWindowsTool: ToolDefinition = {
 
 export const listPanesTool: ToolDefinition = {
   name: "list_panes",
+  title: "List panes",
   toolset: "inspect",
   description:
     "List panes (%N ids) with their process, size and path, in a window, a session, or on the " +
@@ -235,6 +238,7 @@ export const listPanesTool: ToolDefinition = {
 
 export const getPaneInfoTool: ToolDefinition = {
   name: "get_pane_info",
+  title: "Pane details",
   toolset: "inspect",
   description:
     "Details of one pane by exact id, optionally expanding a tmux format for it (formats that " +
@@ -261,6 +265,7 @@ export const getPaneInfoTool: ToolDefinition = {
 
 export const capturePaneTool: ToolDefinition = {
   name: "capture_pane",
+  title: "Capture pane text",
   toolset: "inspect",
   description:
     "The text of one pane: the visible screen, or a line range (negative lines are history). " +
@@ -292,6 +297,7 @@ export const capturePaneTool: ToolDefinition = {
 
 export const searchPanesTool: ToolDefinition = {
   name: "search_panes",
+  title: "Search pane text",
   toolset: "inspect",
   description:
     "Find which panes show some text (screen and history), on the whole server or in one " +
@@ -354,6 +360,7 @@ export function lineMatcher(pattern: string, regex: boolean): ((text: string) =>
 
 export const showOptionsTool: ToolDefinition = {
   name: "show_options",
+  title: "Show tmux options",
   toolset: "inspect",
   description:
     "Show tmux options for the server, a session, a window or a pane (or their global values), " +

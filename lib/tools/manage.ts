@@ -45,6 +45,7 @@ async function onExact(
 
 export const createSessionTool: ToolDefinition = {
   name: "create_session",
+  title: "Create session",
   toolset: "manage",
   description:
     "Create a detached session running the default shell (starting the tmux server if needed), " +
@@ -82,6 +83,7 @@ export const createSessionTool: ToolDefinition = {
 
 export const createWindowTool: ToolDefinition = {
   name: "create_window",
+  title: "Create window",
   toolset: "manage",
   description:
     "Add a window running the default shell to a session (session_id or exact session_name), " +
@@ -116,6 +118,7 @@ export const createWindowTool: ToolDefinition = {
 
 export const splitWindowTool: ToolDefinition = {
   name: "split_window",
+  title: "Split pane",
   toolset: "manage",
   description:
     "Split a pane (exact %N) into two; the new pane runs the default shell and its id is " +
@@ -151,6 +154,7 @@ export const splitWindowTool: ToolDefinition = {
 
 export const renameSessionTool: ToolDefinition = {
   name: "rename_session",
+  title: "Rename session",
   toolset: "manage",
   description:
     "Rename a session (session_id or exact session_name). For a window use rename_window; " +
@@ -171,6 +175,7 @@ export const renameSessionTool: ToolDefinition = {
 
 export const renameWindowTool: ToolDefinition = {
   name: "rename_window",
+  title: "Rename window",
   toolset: "manage",
   description: "Rename a window (exact @N). For a session use rename_session.",
   inputSchema: schemas.renameWindowInput,
@@ -190,6 +195,7 @@ export const renameWindowTool: ToolDefinition = {
 
 export const selectWindowTool: ToolDefinition = {
   name: "select_window",
+  title: "Select window",
   toolset: "manage",
   description:
     "Make a window (exact @N) the current one in its session, for people watching. Tools never " +
@@ -205,6 +211,7 @@ export const selectWindowTool: ToolDefinition = {
 
 export const selectPaneTool: ToolDefinition = {
   name: "select_pane",
+  title: "Select pane",
   toolset: "manage",
   description:
     "Make a pane (exact %N) the active one in its window, for people watching. Tools never " +
@@ -220,6 +227,7 @@ export const selectPaneTool: ToolDefinition = {
 
 export const resizePaneTool: ToolDefinition = {
   name: "resize_pane",
+  title: "Resize or zoom pane",
   toolset: "manage",
   description:
     "Resize a pane (exact %N) to a width and/or height in cells, or toggle its zoom. To " +
@@ -245,6 +253,7 @@ export const resizePaneTool: ToolDefinition = {
 
 export const selectLayoutTool: ToolDefinition = {
   name: "select_layout",
+  title: "Apply window layout",
   toolset: "manage",
   description:
     "Arrange a window's panes (exact @N) in one of tmux's preset layouts. For one pane's size " +
@@ -265,6 +274,7 @@ export const selectLayoutTool: ToolDefinition = {
 
 export const setPaneTitleTool: ToolDefinition = {
   name: "set_pane_title",
+  title: "Set pane title",
   toolset: "manage",
   description: "Set a pane's title (exact %N), e.g. to label what runs there; list_panes and " +
     "get_pane_info report it. For window names use rename_window.",

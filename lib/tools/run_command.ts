@@ -1,12 +1,16 @@
 // Runs a command the agent wrote in a pane whose foreground process is a POSIX shell, and
 // reports its exit status. The command travels as one single-quoted `eval` argument through a
 // tmux paste buffer, so quotes, heredocs, tabs and non-ASCII arrive intact and a syntax error
-// still reaches the status line. The shell prints a start and an end marker from two pieces
-// (`printf '%s%s' __A_ ID`), so the typed line never contains a marker and its echo cannot
-// end the wait; the ID is random per call and no shell variable is assigned. Calls on one pane
-// are serialised; a timeout says the command may still be running, because it may.
+// still reaches the status line; it runs in a subshell, so `exit N` reports N and the pane's
+// shell survives (and `cd` or `export` do not persist). The shell prints a start and an end
+// marker from two pieces (`printf '%s%s' __A_ ID`), so the typed line never contains a marker
+// and its echo cannot end the wait; the ID is random per call and no shell variable is
+// assigned. Calls on one pane are serialised; a timeout says the command may still be running,
+// because it may, and the next call refuses until that run is over, since a line typed while it
+// reads input would become its input. Text a person left at the prompt is refused too: the
+// server remembers the prompt the shell drew after its last run and compares the line with it.
 import { pasteIntoPane } from "../paste.ts";
-import { bounded, DEFAULT_MAX_LINES, snapshot } from "../capture.ts";
+import { bounded, cursorLine, DEFAULT_MAX_LINES, type Snapshot, snapshot } from "../capture.ts";
 import { containsCaller } from "../caller.ts";
 import { randomHex } from "../ids.ts";
 import { schemas } from "../schemas.ts";
@@ -14,7 +18,6 @@ import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context
 import { clientFor } from "../targets.ts";
 import { socketPath, type TmuxClient } from "../tmux.ts";
 import { refusal, success, type ToolPayload } from "../tool_result.ts";
-import { paneInfo } from "./inspect.ts";
 import { CANCELLED, effectiveTimeout, pause } from "./waiting.ts";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
@@ -30,6 +33,77 @@ const CALLER_PANE = refusal(
   "run_command does not type into the pane this MCP server runs in",
 );
 const PANE_DEAD = refusal("pane_dead", "the pane's process has exited; use respawn_pane");
+
+function unfinished(paneId: string) {
+  return refusal(
+    "unfinished_command",
+    `a command run_command typed into pane ${paneId} earlier has not finished (its end marker ` +
+      "never appeared): it may still be running or waiting for input, and a new line would " +
+      "become its input; nothing was typed. Wait for it with wait_for_text or capture_since, " +
+      "or stop it with send_keys C-c (literal: false), then call again",
+  );
+}
+
+function halfTyped(paneId: string) {
+  return refusal(
+    "line_not_empty",
+    `the shell's command line in pane ${paneId} already holds text (someone typed at the ` +
+      "prompt and did not press Enter); nothing was typed, since it would run together with " +
+      "that text. Ask the person to finish or clear the line, then call again",
+  );
+}
+
+/** What run_command knows about a pane's shell line between calls. */
+type LineRecord = {
+  panePid: number;
+  /** The prompt as drawn over an empty line: the text left of the cursor, once seen. */
+  prompt: string | null;
+  /** The id of a run that timed out before its end marker appeared. */
+  unfinished: string | null;
+};
+
+const lineRecords = new Map<string, LineRecord>();
+/** Panes remembered at most; the least recently used one is forgotten first. */
+const MAX_LINE_RECORDS = 1024;
+
+/** The record for the pane's current shell process; a respawned pane starts afresh. */
+function lineRecord(key: string, shot: Snapshot): LineRecord {
+  let record = lineRecords.get(key);
+  lineRecords.delete(key);
+  if (!record || record.panePid !== shot.panePid) {
+    record = { panePid: shot.panePid, prompt: null, unfinished: null };
+  }
+  lineRecords.set(key, record);
+  for (const oldest of lineRecords.keys()) {
+    if (lineRecords.size <= MAX_LINE_RECORDS) break;
+    lineRecords.delete(oldest);
+  }
+  return record;
+}
+
+/**
+ * Whether the line is free to type on: no earlier run of ours still open (its end marker is
+ * missing and the prompt has not come back) and nothing but the known prompt at the cursor.
+ * With no prompt known yet (the first run in this shell), the line as it stands is taken as
+ * the prompt.
+ */
+function lineRefusal(record: LineRecord, shot: Snapshot, paneId: string): ToolPayload | null {
+  const row = cursorLine(shot);
+  const prompt = record.prompt?.trimEnd() ?? null;
+  const atPrompt = prompt !== null && row.whole.trimEnd() === prompt;
+  if (record.unfinished !== null) {
+    const marker = `__MCP_DONE_${record.unfinished}:`;
+    if (!atPrompt && !shot.lines.some((line) => line.includes(marker))) return unfinished(paneId);
+    record.unfinished = null;
+  }
+  if (prompt === null) {
+    record.prompt = row.beforeCursor;
+    return null;
+  }
+  if (!atPrompt && prompt !== "" && row.whole.startsWith(prompt)) return halfTyped(paneId);
+  if (!atPrompt) record.prompt = row.beforeCursor;
+  return null;
+}
 
 /** Promise chains per pane: a second call waits for the first to finish. */
 const paneQueues = new Map<string, Promise<unknown>>();
@@ -53,7 +127,7 @@ function quoted(text: string): string {
 /** The line typed into the shell: markers built from pieces, the command as one eval word. */
 export function typedLine(command: string, id: string, suppressHistory: boolean): string {
   const lead = suppressHistory ? " " : "";
-  return `${lead}printf '%s%s\\n' __MCP_START_ ${id}; eval ${quoted(command)}; ` +
+  return `${lead}printf '%s%s\\n' __MCP_START_ ${id}; ( eval ${quoted(command)} ); ` +
     `printf '%s%s:%s\\n' __MCP_DONE_ ${id} "$?"`;
 }
 
@@ -68,15 +142,22 @@ type RunArgs = {
 
 export const runCommandTool: ToolDefinition = {
   name: "run_command",
+  title: "Run a shell command and get its exit status",
   toolset: "execute",
   description:
     "Run a command you wrote in a pane whose foreground process is a POSIX shell (sh, bash, " +
-    "dash, zsh, ksh), wait for it, and get exit_status and the output it printed. Refused when " +
-    "a program, REPL, editor or pager is in the foreground. On timeout, timed_out is true, " +
-    "exit_status is null, and the command may still be running. History suppression (a " +
-    "leading space) is on by default and best-effort: it works only where the shell ignores " +
-    "such lines. For keystrokes into a TUI or REPL use send_keys; for text produced by " +
-    "something else use wait_for_text; in a pane enrolled for tmux_run, prefer tmux_run.",
+    "dash, zsh, ksh), wait for it, and get exit_status and the output it printed. It runs in " +
+    "a subshell: `exit N` reports N and the pane's shell survives, but `cd`, `export` and " +
+    "variables do not persist to the next call (chain them in one command). Refused, with " +
+    "nothing typed, when a program, REPL, editor or pager is in the foreground, when an " +
+    "earlier run_command in the pane has not finished, or when a person left text at the " +
+    "prompt. timeout is in seconds, default and maximum the server's wait ceiling (30 s " +
+    "unless configured): longer requests are clamped, and effective_timeout says what was " +
+    "used. On timeout, timed_out is " +
+    "true, exit_status is null and the command may still be running. History suppression (a " +
+    "leading space) is on by default and best-effort. For keystrokes into a TUI or REPL use " +
+    "send_keys; for text produced by something else use wait_for_text; in a pane enrolled " +
+    "for tmux_run, prefer tmux_run.",
   inputSchema: schemas.runCommandInput,
   outputSchema: schemas.runCommandOutput,
   annotations: {
@@ -88,25 +169,29 @@ export const runCommandTool: ToolDefinition = {
   handle: (context, args, extra) => {
     const a = args as RunArgs;
     const client = clientFor(context, a.socket_name);
-    return serialised(
-      `${socketPath(client.socket)}\n${a.pane_id}`,
-      () => runCommand(context, client, a, extra),
-    );
+    const key = `${socketPath(client.socket)}\n${a.pane_id}`;
+    return serialised(key, () => runCommand(context, client, key, a, extra));
   },
 };
 
 async function runCommand(
   context: ServerContext,
   client: TmuxClient,
+  key: string,
   a: RunArgs,
   extra: ToolExtra,
 ): Promise<ToolPayload> {
   if (extra.signal.aborted) return CANCELLED;
-  const pane = await paneInfo(context, client, a.pane_id);
-  if (!pane.ok) return pane.payload;
-  if (pane.value.dead) return PANE_DEAD;
-  if (!SHELLS.has(pane.value.current_command.replace(/^-/, ""))) return NOT_A_SHELL;
+  // One look gives the process, the cursor and the screen, all of the same instant.
+  const before = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
+  if (before === null || extra.signal.aborted) return CANCELLED;
+  if (!before.ok) return before.payload;
+  if (before.value.dead) return PANE_DEAD;
+  if (!SHELLS.has(before.value.currentCommand.replace(/^-/, ""))) return NOT_A_SHELL;
   if (await containsCaller(context, client, "pane", a.pane_id) !== "not_ours") return CALLER_PANE;
+  const record = lineRecord(key, before.value);
+  const busyLine = lineRefusal(record, before.value, a.pane_id);
+  if (busyLine) return busyLine;
   const timeout = effectiveTimeout(context, a.timeout);
   const id = randomHex(8);
   const sent = await pasteIntoPane(
@@ -116,6 +201,8 @@ async function runCommand(
     { bracketed: true, enter: true },
   );
   if (!sent.ok) return sent.payload;
+  // Until its end marker shows, this run holds the line (whatever ends this call).
+  record.unfinished = id;
   const start = new RegExp(`__MCP_START_${id}$`);
   const done = new RegExp(`__MCP_DONE_${id}:(\\d+)$`);
   const started = Date.now();
@@ -140,6 +227,11 @@ async function runCommand(
       const status = Number(done.exec(all[last])![1]);
       const output = [...lines.slice(0, -1), all[last].replace(done, "")];
       if (output.at(-1) === "") output.pop();
+      record.unfinished = null;
+      // The shell draws its prompt right after the end marker: remember it, over an empty line.
+      if (shot.value.historySize + shot.value.cursorY > last) {
+        record.prompt = cursorLine(shot.value).beforeCursor;
+      }
       return finish(output, status, false, first < 0);
     }
     if (Date.now() >= deadline) return finish(lines, null, true, false);
@@ -166,7 +258,8 @@ async function runCommand(
       truncated_bytes: text.truncated_bytes,
       effective_timeout: timeout,
       note: timedOut
-        ? "the wait ended, not the command: it may still be running in the pane"
+        ? "the wait ended, not the command: it may still be running in the pane, and the next " +
+          "run_command here is refused until it ends or is stopped (send_keys C-c, literal: false)"
         : startLost
         ? "the beginning of the output is no longer in the pane's history"
         : null,

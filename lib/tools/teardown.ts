@@ -2,7 +2,7 @@
 // exact id first, then asks lib/caller.ts whether that object contains this MCP server
 // process; anything but a clear "not ours" is refused, because removing the agent's own pane,
 // window, session or server would end the session that asked.
-import { containsCaller } from "../caller.ts";
+import { type Containment, containsCaller } from "../caller.ts";
 import { schemas } from "../schemas.ts";
 import type { ServerContext, ToolDefinition } from "../server_context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../targets.ts";
@@ -16,13 +16,28 @@ const DESTRUCTIVE = {
   openWorldHint: false,
 };
 
-export const CONTAINS_CALLER = refusal(
-  "contains_caller",
-  "the target contains the pane this MCP server runs in, or that cannot be ruled out; " +
-    "nothing was removed",
-);
-
 type Scope = "pane" | "window" | "session" | "server";
+
+/**
+ * The refusal for removing (or killing the program of) an object that holds this MCP server:
+ * it names the level and the object, and whether that was established or merely not ruled out.
+ */
+export function containsCallerRefusal(
+  scope: Scope,
+  id: string,
+  containment: Exclude<Containment, "not_ours">,
+): ToolPayload {
+  const object = scope === "server" ? "this tmux server" : `${scope} ${id}`;
+  const level = scope === "pane" ? "is the pane" : "contains the pane";
+  return refusal(
+    "contains_caller",
+    containment === "ours"
+      ? `${object} ${level} this MCP server runs in; nothing was changed. Choose another ` +
+        `${scope}; list_panes marks the server's own pane with is_caller`
+      : `it cannot be ruled out that ${object} ${level} this MCP server runs in (its tmux ` +
+        `socket or $TMUX_PANE could not be matched); nothing was changed`,
+  );
+}
 
 async function guardedKill(
   context: ServerContext,
@@ -30,7 +45,8 @@ async function guardedKill(
   scope: Scope,
   id: string,
 ): Promise<ToolPayload> {
-  if (await containsCaller(context, client, scope, id) !== "not_ours") return CONTAINS_CALLER;
+  const containment = await containsCaller(context, client, scope, id);
+  if (containment !== "not_ours") return containsCallerRefusal(scope, id, containment);
   const command = `kill-${scope}`;
   const out = await tmuxCall(client, scope === "server" ? [command] : [command, "-t", id]);
   if (!out.ok) return out.payload;
@@ -39,6 +55,7 @@ async function guardedKill(
 
 export const killPaneTool: ToolDefinition = {
   name: "kill_pane",
+  title: "Remove pane",
   toolset: "teardown",
   description:
     "Remove one pane (exact %N) and end its processes. Refused for the pane running this MCP " +
@@ -58,6 +75,7 @@ export const killPaneTool: ToolDefinition = {
 
 export const killWindowTool: ToolDefinition = {
   name: "kill_window",
+  title: "Remove window",
   toolset: "teardown",
   description:
     "Remove one window (exact @N) with all its panes. Refused for the window containing this " +
@@ -76,6 +94,7 @@ export const killWindowTool: ToolDefinition = {
 
 export const killSessionTool: ToolDefinition = {
   name: "kill_session",
+  title: "Remove session",
   toolset: "teardown",
   description:
     "Remove one session (session_id or exact session_name) with its windows. Refused for the " +
@@ -94,6 +113,7 @@ export const killSessionTool: ToolDefinition = {
 
 export const killServerTool: ToolDefinition = {
   name: "kill_server",
+  title: "Stop tmux server",
   toolset: "teardown",
   description:
     "Stop a whole tmux server and every session on it. Refused for the server this MCP server " +
@@ -112,6 +132,7 @@ export const killServerTool: ToolDefinition = {
 
 export const clearHistoryTool: ToolDefinition = {
   name: "clear_history",
+  title: "Clear pane history",
   toolset: "teardown",
   description:
     "Delete a pane's scrollback history (the visible screen stays). Cursors from capture_since " +

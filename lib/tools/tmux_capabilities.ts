@@ -15,11 +15,12 @@ import {
 
 export const tmuxCapabilitiesTool: ToolDefinition = {
   name: "tmux_capabilities",
+  title: "Server capabilities and tmux_run generation",
   toolset: "inspect",
-  description:
-    "Describe this server: its generation (pass it as target.generation to tmux_run), the tmux " +
-    "version and pid, enabled tools, limits, and which panes are enrolled for tmux_run. Call it " +
-    "first before tmux_run. To list every pane, use list_panes.",
+  description: "Describe this server: its generation (pass this top-level generation as " +
+    "target.generation to tmux_run; an enrolled pane's enrollment_generation is not it), the " +
+    "tmux version and pid, enabled tools, limits, and which panes are enrolled for tmux_run. " +
+    "Call it first before tmux_run. To list every pane, use list_panes.",
   inputSchema: schemas.emptyInput,
   outputSchema: schemas.capabilitiesOutput,
   annotations: {

@@ -33,14 +33,26 @@ type Interruption = "deadline" | "cancelled";
 
 export const tmuxRunTool: ToolDefinition = {
   name: "tmux_run",
+  title: "Run a script in an enrolled zsh pane",
   toolset: null,
   description:
     "Run an authored POSIX sh script inside a zsh pane that a person enrolled for this server, " +
     "and get its native exit status or signal and separate stdout/stderr, with a receipt. " +
-    "It runs only while the pane's prompt is idle and empty, never types into the terminal, " +
-    "and inherits the shell's cwd and exported environment; changes (cd, export) do not " +
-    "persist. Get target.generation and enrolled panes from tmux_capabilities. For a pane that " +
-    "is not enrolled use run_command; for keystrokes into a program use send_keys.",
+    'Parameters: target is {kind: "pane", id: the enrolled pane\'s %N, generation}, and ' +
+    "target.generation is the top-level generation from tmux_capabilities (not " +
+    "enrollment_generation); script is run " +
+    "as /bin/sh -c, at most 65536 UTF-8 bytes, no NUL; stdout_limit and stderr_limit are bytes " +
+    "kept per stream (default 65536, max 262144): output over a limit fails the run " +
+    "(capacity) with no output, so raise the limit or write to a file and read its tail. The " +
+    "run deadline (limits.run_deadline_seconds in tmux_capabilities, 30 s by default) covers " +
+    "waiting for the prompt and the script; for longer work start it in the background with " +
+    "its output redirected to a file and poll. Background jobs must redirect their output " +
+    "(>file 2>&1): one that keeps stdout or stderr open past the script's exit fails the " +
+    "run (deadline) without its output. It runs only while the " +
+    "pane's prompt is idle and empty, never types into the terminal, closes stdin, and " +
+    "inherits the shell's cwd and exported environment; changes (cd, export) do not persist. " +
+    "For a pane that is not enrolled use run_command; for keystrokes into a program use " +
+    "send_keys.",
   inputSchema: schemas.tmuxRunInput,
   outputSchema: schemas.tmuxRunOutput,
   annotations: {
@@ -65,7 +77,8 @@ async function run(context: ServerContext, input: RunInput, extra: ToolExtra) {
   if (script.length > MAX_SCRIPT_BYTES || !input.script.isWellFormed()) {
     throw new RunFailure(
       "invalid_input",
-      "script must be at most 65536 UTF-8 bytes of well-formed text",
+      "`script` must be at most 65536 UTF-8 bytes of well-formed text (no lone surrogate); " +
+        "put larger content in a file and run a short script that reads it",
       "not_sent",
       null,
       null,
@@ -76,16 +89,40 @@ async function run(context: ServerContext, input: RunInput, extra: ToolExtra) {
   const stdoutLimit = input.stdout_limit ?? DEFAULT_OUTPUT_LIMIT;
   const stderrLimit = input.stderr_limit ?? DEFAULT_OUTPUT_LIMIT;
   if (4096 + 6 * (stdoutLimit + stderrLimit) > context.config.maxResponseBytes) {
-    throw new RunFailure("capacity", "the output limits exceed the server's response budget");
+    throw new RunFailure(
+      "capacity",
+      "stdout_limit and stderr_limit together exceed the server's response budget " +
+        "(--max-response-bytes); lower them",
+    );
   }
   if (input.target.generation !== context.generation) {
-    throw new RunFailure("stale_target", "target.generation is not this server's generation");
+    throw new RunFailure(
+      "stale_target",
+      "target.generation is not this server's generation: pass the top-level generation " +
+        "from tmux_capabilities (not an enrolled pane's enrollment_generation); it changes " +
+        "when the server restarts",
+    );
   }
   const shell = context.enrollments?.shells.get(input.target.id);
-  if (!shell) throw new RunFailure("unsupported", "the pane is not enrolled for tmux_run");
-  if (shell.run) throw new RunFailure("capacity", "another run is in progress on this shell");
+  if (!shell) {
+    throw new RunFailure(
+      "unsupported",
+      `pane ${input.target.id} is not enrolled for tmux_run on this server; a person enrolls ` +
+        `it by typing eval "$(tmux-mcp enroll)" in it (the enroll_pane prompt shows how); ` +
+        "tmux_capabilities lists enrolled_panes. Meanwhile run_command works in any shell pane",
+    );
+  }
+  if (shell.run) {
+    throw new RunFailure(
+      "capacity",
+      "another run is in progress on this shell; call again when it has finished",
+    );
+  }
   if (context.runsInFlight >= MAX_CONCURRENT_RUNS) {
-    throw new RunFailure("capacity", "the server is running its maximum number of runs");
+    throw new RunFailure(
+      "capacity",
+      "the server is running its maximum number of runs (8); call again when one has finished",
+    );
   }
   const slot: RunSlot = { runId: randomHex(), events: new EventQueue<RunEvent>() };
   shell.run = slot;
@@ -124,7 +161,11 @@ async function prepareAndRun(
 ): Promise<ToolPayload> {
   if (!await isSameProcess(shell.identity)) {
     shell.discard();
-    throw new RunFailure("stale_target", "the enrolled shell is gone");
+    throw new RunFailure(
+      "stale_target",
+      "the enrolled shell is gone (it exited or the pane was respawned); a person must " +
+        "enroll the pane again",
+    );
   }
   const digest = await sha256Hex(script);
   const token = randomHex();
@@ -138,10 +179,18 @@ async function prepareAndRun(
   if (ready.kind === "busy") {
     throw new RunFailure(
       "unsupported",
-      "the pane's line editor is not idle and empty; nothing was sent",
+      "the pane's line editor is not idle and empty (someone is typing, or a continuation " +
+        "prompt or search is open); nothing was sent. This is transient: call again once the " +
+        "person's line is empty",
     );
   }
-  if (ready.kind === "gone") throw new RunFailure("stale_target", "the enrolled shell is gone");
+  if (ready.kind === "gone") {
+    throw new RunFailure(
+      "stale_target",
+      "the enrolled shell is gone (it exited or the pane was respawned); a person must " +
+        "enroll the pane again",
+    );
+  }
   if (ready.kind !== "ready" || ready.token !== token || ready.digest !== digest) {
     throw new RunFailure("transport_error", "the helper's answer did not match the request");
   }
@@ -184,10 +233,18 @@ async function authorizeAndExecute(
     throw new RunFailure(code, `the authorization was interrupted (${code})`, "possibly_sent");
   }
   if (verdict === "aliased") {
-    throw new RunFailure("unsupported", "a tmux command-alias rebinds the guard's commands");
+    throw new RunFailure(
+      "unsupported",
+      "a tmux command-alias rebinds if-shell or display-message, which the guard relies on; " +
+        "nothing was sent. Remove that alias (show-options -s command-alias) to use tmux_run",
+    );
   }
   if (verdict === "denied") {
-    throw new RunFailure("stale_target", "the pane was replaced, died or is gone");
+    throw new RunFailure(
+      "stale_target",
+      "the pane was replaced, died or is gone; nothing was sent. Check tmux_capabilities " +
+        "enrolled_panes",
+    );
   }
   const receipt: Receipt = {
     state: "authorized",
@@ -200,7 +257,13 @@ async function authorizeAndExecute(
   };
   await context.hooks.afterGuard?.(shell.paneId);
   if (!await isSameProcess(shell.identity)) {
-    throw new RunFailure("stale_target", "the enrolled shell is gone", "observed", receipt);
+    throw new RunFailure(
+      "stale_target",
+      "the enrolled shell is gone (it exited or the pane was respawned); a person must " +
+        "enroll the pane again",
+      "observed",
+      receipt,
+    );
   }
 
   // E — execute.
@@ -250,14 +313,20 @@ async function authorizeAndExecute(
     case "overflow":
       throw new RunFailure(
         "capacity",
-        "the output exceeded its limit; no output is returned",
+        `the script's output went over a limit (stdout_limit ${
+          input.stdout_limit ?? DEFAULT_OUTPUT_LIMIT
+        } bytes or stderr_limit ${input.stderr_limit ?? DEFAULT_OUTPUT_LIMIT} bytes), so it ` +
+          "was stopped and no output is returned. Raise stdout_limit or stderr_limit (up to " +
+          "262144), or write the output to a file and read its tail (tail -c 60000 FILE)",
         "possibly_sent",
         receipt,
       );
     case "drain_timeout":
       throw new RunFailure(
         "deadline",
-        "the script exited but a background process kept its output open",
+        "the script exited but a background process kept its stdout or stderr open, so no " +
+          "output is returned; start background jobs with their output redirected " +
+          "(cmd >file 2>&1 &)",
         "observed",
         receipt,
         message.completion,
@@ -309,7 +378,9 @@ async function nextEvent(
       throw new RunFailure(
         code,
         code === "deadline"
-          ? "the shell stayed busy until the run deadline; nothing was sent"
+          ? "the pane's shell stayed busy (a command in the foreground) until the run " +
+            "deadline; nothing was sent and the request is withdrawn. Call again once its " +
+            "prompt is back"
           : "the request was cancelled before anything was sent",
       );
     }
@@ -320,7 +391,9 @@ async function nextEvent(
     const failure = new RunFailure(
       code,
       code === "deadline"
-        ? "the script ran past the run deadline and was stopped"
+        ? `the script ran past the run deadline (${committed.context.config.runTimeoutSeconds} ` +
+          "s) and was stopped. For longer work start it in the background with its output " +
+          "redirected to a file (nohup cmd >file 2>&1 &) and read the file in later runs"
         : "the run was cancelled and the script was stopped",
       "possibly_sent",
       receipt,

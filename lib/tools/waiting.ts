@@ -11,6 +11,7 @@ import {
   DEFAULT_MAX_LINES,
   encodeCursor,
   since,
+  type Snapshot,
   snapshot,
 } from "../capture.ts";
 import { schemas } from "../schemas.ts";
@@ -54,6 +55,7 @@ function cursorFor(paneId: string, text: string | undefined): Cursor | null | un
 
 export const captureSinceTool: ToolDefinition = {
   name: "capture_since",
+  title: "New pane output since a cursor",
   toolset: "inspect",
   description:
     "Watch a pane across calls: without a cursor it returns the screen and a cursor; with the " +
@@ -77,9 +79,13 @@ export const captureSinceTool: ToolDefinition = {
     const s = shot.value;
     const seen = cursor
       ? since(s, cursor)
-      : { lines: s.lines.slice(s.historySize), linesMissed: false, reason: null };
+      : { lines: s.lines.slice(s.historySize), firstColumn: 0, linesMissed: false, reason: null };
+    // The first line is returned whole (a prompt stays with the command typed after it), but
+    // only when something arrived: an unchanged prompt line is not news.
+    const arrived = seen.lines.length > 1 ||
+      (seen.lines[0] ?? "").slice(seen.firstColumn).trimEnd() !== "";
     return success({
-      ...bounded(seen.lines, a.max_lines ?? DEFAULT_MAX_LINES, s.escaped),
+      ...bounded(arrived ? seen.lines : [], a.max_lines ?? DEFAULT_MAX_LINES, s.escaped),
       cursor: encodeCursor(cursorAt(s)),
       lines_missed: seen.linesMissed,
       missed_reason: seen.reason,
@@ -87,46 +93,74 @@ export const captureSinceTool: ToolDefinition = {
   },
 };
 
-type Finder = (text: string) => { index: number; text: string } | null;
+type Hit = { line: number; index: number; text: string };
+type Finder = (line: string) => { index: number; text: string } | null;
 
-function finder(pattern: string, regex: boolean): Finder | null {
-  if (!regex) {
-    return (text) => {
-      const index = text.indexOf(pattern);
-      return index < 0 ? null : { index, text: pattern };
-    };
-  }
+/** A literal pattern as a regular expression that matches exactly its characters. */
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+}
+
+/** Tests one line at a time, so `^` and `$` anchor lines; null when the regex is invalid. */
+function finder(pattern: string, regex: boolean, ignoreCase: boolean): Finder | null {
   let compiled: RegExp;
   try {
-    compiled = new RegExp(pattern, "u");
+    compiled = new RegExp(regex ? pattern : escapeRegExp(pattern), ignoreCase ? "iu" : "u");
   } catch {
     return null;
   }
-  return (text) => {
-    const match = compiled.exec(text);
+  return (line) => {
+    const match = compiled.exec(line);
     return match ? { index: match.index, text: match[0] } : null;
   };
 }
 
-/** The earliest hit among `finders` in `text`, with which finder produced it. */
-function earliest(finders: Finder[], text: string) {
-  let best: { index: number; text: string; which: number } | null = null;
-  finders.forEach((find, which) => {
-    const hit = find(text);
-    if (hit && (!best || hit.index < best.index)) best = { ...hit, which };
-  });
-  return best as { index: number; text: string; which: number } | null;
+/** The earliest hit (by line, then column) among `finders`, with which finder produced it. */
+function earliest(finders: Finder[], lines: string[]): (Hit & { which: number }) | null {
+  for (const [line, text] of lines.entries()) {
+    let best: (Hit & { which: number }) | null = null;
+    for (const [which, find] of finders.entries()) {
+      const hit = find(text);
+      if (hit && (!best || hit.index < best.index)) best = { ...hit, line, which };
+    }
+    if (best) return best;
+  }
+  return null;
+}
+
+const LAST_LINES = 20;
+
+/** The last lines the screen shows (up to the cursor), so a timeout shows what the pane did. */
+function lastLines(shot: Snapshot): string {
+  const screen = shot.lines.slice(shot.historySize, shot.historySize + shot.cursorY + 1)
+    .map((line) => line.trimEnd());
+  while (screen.length > 0 && screen.at(-1) === "") screen.pop();
+  return bounded(screen, LAST_LINES, shot.escaped).text;
+}
+
+/**
+ * Resolves when it is time to look at the pane again: after the poll interval, at the
+ * deadline, or at once when the request is cancelled. It is the only place a wait sleeps, so
+ * a wake-up on the pane's output can take the timer's place here without touching the loop.
+ */
+export function untilNextLook(deadline: number, signal: AbortSignal): Promise<void> {
+  return pause(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
 }
 
 export const waitForTextTool: ToolDefinition = {
   name: "wait_for_text",
+  title: "Wait for text in a pane",
   toolset: "inspect",
   description:
-    "Wait until NEW output in a pane matches one of the patterns (literal, or regex: true), " +
-    "ignoring what was on screen when the wait began (or before the given cursor). Optional " +
-    "stop patterns end the wait early. Reports outcome matched, stopped, timeout or " +
-    "pane_dead, and the effective timeout (clamped to the server's ceiling). For a command " +
-    "you author and want the exit status of, use run_command instead.",
+    "Wait until NEW output in a pane matches one of the patterns, ignoring what was on screen " +
+    "when the wait began (or before the given cursor). Patterns are tested one line at a " +
+    "time: literal text by default, JavaScript regexes with regex: true (^ and $ anchor the " +
+    "line), any letter case with ignore_case: true. Optional stop patterns end the wait " +
+    "early. Reports outcome matched, stopped, timeout or pane_dead; on timeout last_lines " +
+    "shows the end of the screen so you can see why. timeout is in seconds, default and " +
+    "maximum the server's wait ceiling (30 s unless configured): longer requests are " +
+    "clamped, and effective_timeout says what was used. For a command you author and want " +
+    "the exit status of, use run_command instead.",
   inputSchema: schemas.waitForTextInput,
   outputSchema: schemas.waitForTextOutput,
   annotations: { ...READ_ONLY, idempotentHint: false },
@@ -137,6 +171,7 @@ type WaitArgs = {
   pane_id: string;
   patterns: string[];
   regex?: boolean;
+  ignore_case?: boolean;
   stop?: string[];
   timeout?: number;
   cursor?: string;
@@ -149,8 +184,9 @@ async function waitForText(
   extra: ToolExtra,
 ): Promise<ToolPayload> {
   const regex = a.regex ?? false;
-  const matchers = a.patterns.map((p) => finder(p, regex));
-  const stoppers = (a.stop ?? []).map((p) => finder(p, regex));
+  const ignoreCase = a.ignore_case ?? false;
+  const matchers = a.patterns.map((p) => finder(p, regex, ignoreCase));
+  const stoppers = (a.stop ?? []).map((p) => finder(p, regex, ignoreCase));
   if ([...matchers, ...stoppers].includes(null)) {
     return refusal("invalid_pattern", "a pattern is not a valid regular expression");
   }
@@ -163,14 +199,19 @@ async function waitForText(
   // The first report comes right after the first look, so a client knows the wait has begun.
   let lastProgress = started - 1000;
   let linesMissed = false;
-  const result = (outcome: string, hit: { text: string; which: number } | null, c: Cursor) =>
+  const result = (
+    outcome: string,
+    hit: { text: string; which: number } | null,
+    shot: Snapshot,
+  ) =>
     success({
       outcome,
       matched_text: hit?.text ?? null,
       pattern_index: hit?.which ?? null,
       effective_timeout: timeout,
-      cursor: encodeCursor(c),
+      cursor: encodeCursor(cursorAt(shot)),
       lines_missed: linesMissed,
+      last_lines: outcome === "timeout" || outcome === "pane_dead" ? lastLines(shot) : null,
     });
   while (true) {
     if (extra.signal.aborted) return CANCELLED;
@@ -185,6 +226,7 @@ async function waitForText(
           effective_timeout: timeout,
           cursor: null,
           lines_missed: linesMissed,
+          last_lines: null,
         });
       }
       return shot.payload;
@@ -192,20 +234,22 @@ async function waitForText(
     cursor ??= cursorAt(shot.value);
     const seen = since(shot.value, cursor);
     linesMissed ||= seen.linesMissed;
-    const text = seen.lines.join("\n");
-    const hit = earliest(matchers as Finder[], text);
-    const stop = earliest(stoppers as Finder[], text);
-    const now = cursorAt(shot.value);
-    if (stop && (!hit || stop.index < hit.index)) return result("stopped", stop, now);
-    if (hit) return result("matched", hit, now);
-    if (shot.value.dead) return result("pane_dead", null, now);
-    if (seen.linesMissed) cursor = now;
-    if (Date.now() >= deadline) return result("timeout", null, now);
+    // Only what arrived counts: the first line from the cursor's column on.
+    const lines = [(seen.lines[0] ?? "").slice(seen.firstColumn), ...seen.lines.slice(1)];
+    const hit = earliest(matchers as Finder[], lines);
+    const stop = earliest(stoppers as Finder[], lines);
+    const stoppedFirst = stop &&
+      (!hit || stop.line < hit.line || (stop.line === hit.line && stop.index < hit.index));
+    if (stoppedFirst) return result("stopped", stop, shot.value);
+    if (hit) return result("matched", hit, shot.value);
+    if (shot.value.dead) return result("pane_dead", null, shot.value);
+    if (seen.linesMissed) cursor = cursorAt(shot.value);
+    if (Date.now() >= deadline) return result("timeout", null, shot.value);
     if (extra.progress && Date.now() - lastProgress >= 1000) {
       lastProgress = Date.now();
       extra.progress((lastProgress - started) / 1000, "waiting for text");
     }
-    await pause(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
+    await untilNextLook(deadline, extra.signal);
   }
 }
 
