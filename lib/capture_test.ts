@@ -20,6 +20,7 @@ function screen(lines: string[], column: number, extra: Partial<Snapshot> = {}):
     paneId: "%3",
     panePid: 100,
     dead: false,
+    currentCommand: "zsh",
     historySize: lines.length - 1,
     cursorX: column,
     cursorY: 0,
@@ -72,20 +73,22 @@ Deno.test("the anchor keeps at most three lines before the cursor line", () => {
   assert.deepEqual(cursor.anchor, ["2", "3", "4", "$ "]);
 });
 
-Deno.test("since returns what arrived after the cursor, from its column on", () => {
+Deno.test("since returns the cursor's whole line onwards, and the column where new text starts", () => {
   const cursor = cursorAt(screen(["a", "b", "$ "], 2));
   const later = screen(["a", "b", "$ make", "built", "$ "], 2);
   assert.deepEqual(since(later, cursor), {
-    lines: ["make", "built", "$ "],
+    lines: ["$ make", "built", "$ "],
+    firstColumn: 2,
     linesMissed: false,
     reason: null,
   });
 });
 
-Deno.test("since with nothing new returns the empty rest of the cursor line", () => {
+Deno.test("since with nothing new returns the cursor line, nothing past its column", () => {
   const first = screen(["a", "$ "], 2);
   assert.deepEqual(since(first, cursorAt(first)), {
-    lines: [""],
+    lines: ["$ "],
+    firstColumn: 2,
     linesMissed: false,
     reason: null,
   });
@@ -95,7 +98,8 @@ Deno.test("since finds the anchor again after history was trimmed", () => {
   const cursor = cursorAt(screen(["0", "1", "2", "a", "b", "$ "], 2));
   const trimmed = screen(["2", "a", "b", "$ make", "out", "$ "], 2);
   assert.deepEqual(since(trimmed, cursor), {
-    lines: ["make", "out", "$ "],
+    lines: ["$ make", "out", "$ "],
+    firstColumn: 2,
     linesMissed: false,
     reason: null,
   });
@@ -106,6 +110,7 @@ Deno.test("since says lines may be missed when the anchor is gone", () => {
   const cleared = screen(["$ clear", "new"], 3);
   assert.deepEqual(since(cleared, cursor), {
     lines: ["$ clear", "new"],
+    firstColumn: 0,
     linesMissed: true,
     reason: "history_changed",
   });
@@ -116,6 +121,7 @@ Deno.test("since says the pane was respawned when its root process changed", () 
   const respawned = screen(["a", "$ "], 2, { panePid: 101 });
   assert.deepEqual(since(respawned, cursor), {
     lines: ["a", "$ "],
+    firstColumn: 0,
     linesMissed: true,
     reason: "respawned",
   });
@@ -124,7 +130,7 @@ Deno.test("since says the pane was respawned when its root process changed", () 
 Deno.test("since stops at the cursor row, not at the blank rows below it", () => {
   const cursor = cursorAt(screen(["$ "], 2));
   const later = screen(["$ ls", "x", "$ ", "", ""], 2, { historySize: 0, cursorY: 2 });
-  assert.deepEqual(since(later, cursor).lines, ["ls", "x", "$ "]);
+  assert.deepEqual(since(later, cursor).lines, ["$ ls", "x", "$ "]);
 });
 
 Deno.test("a cursor round-trips through its c1. text form", () => {
