@@ -66,8 +66,12 @@ type HelperHello = {
   pid: number;
   parentPid: number;
   conn: Deno.UnixConn;
+  writer: WritableStreamDefaultWriter<Uint8Array>;
   frames: AsyncGenerator<unknown>;
 };
+
+/** How long a helper has to open the file its challenge names. */
+const HELPER_PROOF_TIMEOUT_MS = 5000;
 
 export class EventQueue<T> {
   #items: T[] = [];
@@ -287,16 +291,42 @@ export class Enrollments {
     else await this.#greetHelper(conn, readFrames(rest));
   }
 
+  /**
+   * A helper says which pid it is; the kernel has to agree. The server names a fresh file on
+   * this connection only, the helper opens it, and /proc must show that very pid holding it
+   * open. A same-user process that read the token (or claims the real helper's pid) cannot
+   * make another process open a file, so it cannot stand in for the helper.
+   */
   async #greetHelper(conn: Deno.UnixConn, frames: AsyncGenerator<unknown>): Promise<void> {
     const first = await frames.next();
     const hello = first.done
       ? null
       : parseHelperMessage((first.value as { header: unknown }).header);
-    const identity = hello?.type === "hello" ? await readIdentity(hello.pid) : null;
-    if (!hello || hello.type !== "hello" || !identity || !this.#invitations.has(hello.token)) {
+    if (!hello || hello.type !== "hello" || !this.#invitations.has(hello.token)) {
       return closeQuietly(conn);
     }
-    const arrived = { pid: hello.pid, parentPid: identity.parentPid, conn, frames };
+    const writer = conn.writable.getWriter();
+    const proofPath = `${this.#options.directory}/proof-${randomHex(8)}`;
+    let identity: ProcessIdentity | null = null;
+    try {
+      await Deno.writeTextFile(proofPath, "", { mode: 0o600, createNew: true });
+      await writer.write(encodeFrame({ type: "prove", path: proofPath }));
+      const timeout = new Promise<null>((resolve) =>
+        setTimeout(() => resolve(null), HELPER_PROOF_TIMEOUT_MS)
+      );
+      const answer = await Promise.race([frames.next(), timeout]);
+      const proved = answer && !answer.done &&
+        parseHelperMessage((answer.value as { header: unknown }).header)?.type === "proved";
+      if (proved && await holdsFileOpen(hello.pid, proofPath)) {
+        identity = await readIdentity(hello.pid);
+      }
+    } catch {
+      identity = null;
+    } finally {
+      await Deno.remove(proofPath).catch(() => {});
+    }
+    if (!identity || !this.#invitations.has(hello.token)) return closeQuietly(conn);
+    const arrived = { pid: hello.pid, parentPid: identity.parentPid, conn, writer, frames };
     this.#hellos.set(hello.token, [...this.#hellos.get(hello.token) ?? [], arrived]);
     this.#helloArrived.dispatchEvent(new Event(hello.token));
   }
@@ -399,7 +429,7 @@ export class Enrollments {
     const helper = await this.#claimHelper(token, identity.pid);
     if (!helper) return refuse("no-helper");
     await this.#withdraw(token);
-    const helperWriter = helper.conn.writable.getWriter();
+    const helperWriter = helper.writer;
     const tmuxServer = await readIdentity(Number(tmuxPid));
     let discarded = false;
     const shell: EnrolledShell = {
@@ -450,7 +480,7 @@ export class Enrollments {
         const frame = raw as { header: unknown; body: Uint8Array };
         const message = parseHelperMessage(frame.header);
         if (!message) throw new MalformedFrame("unexpected helper message");
-        if (message.type === "hello") continue;
+        if (message.type === "hello" || message.type === "proved") continue;
         const run = shell.run;
         if (!run || run.runId !== message.run_id) {
           // A request withdrawn after its deadline: make sure it never runs.

@@ -10,6 +10,8 @@ export type Completion =
 
 export type HelperMessage =
   | { type: "hello"; token: string; pid: number }
+  /** The helper holds open the file the server's `prove` named (lib/enrollment.ts). */
+  | { type: "proved" }
   | { type: "ready"; run_id: string; token: string; digest: string }
   /** `sh` was spawned as the leader of process group `pid`. */
   | { type: "started"; run_id: string; pid: number }
@@ -22,6 +24,7 @@ export type HelperMessage =
 export type OutputStream = "stdout" | "stderr";
 
 export type ServerMessage =
+  | { type: "prove"; path: string }
   | { type: "script"; run_id: string; stdout_limit: number; stderr_limit: number }
   | { type: "abort"; run_id: string }
   | { type: "cancel"; run_id: string };
@@ -107,6 +110,8 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
       return typeof h.token === "string" && HEX32.test(h.token) && Number.isInteger(h.pid)
         ? h as HelperMessage
         : null;
+    case "proved":
+      return h as HelperMessage;
     case "ready":
       return runOk && typeof h.token === "string" && HEX32.test(h.token) &&
           typeof h.digest === "string" && HEX64.test(h.digest)
@@ -142,6 +147,7 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
 export function parseServerMessage(header: unknown): ServerMessage | null {
   if (typeof header !== "object" || header === null) return null;
   const h = header as Record<string, unknown>;
+  if (h.type === "prove") return typeof h.path === "string" ? h as ServerMessage : null;
   if (typeof h.run_id !== "string" || !HEX32.test(h.run_id)) return null;
   if (h.type === "abort" || h.type === "cancel") return h as ServerMessage;
   if (
