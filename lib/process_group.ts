@@ -53,7 +53,7 @@ function liveMembers(rows: ProcessRow[], pgid: number): number {
 }
 
 /** Sends `signal` to every member of group `pgid`; false when the group has no member. */
-export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
+function signalGroup(pgid: number, signal: Deno.Signal): boolean {
   try {
     Deno.kill(-pgid, signal);
     return true;
@@ -63,7 +63,7 @@ export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
 }
 
 /** Counts the group's live members, or null when the process table cannot be read. */
-export async function groupMembers(pgid: number): Promise<number | null> {
+async function groupMembers(pgid: number): Promise<number | null> {
   const rows = await listProcesses();
   return rows ? liveMembers(rows, pgid) : null;
 }
