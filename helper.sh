@@ -27,7 +27,13 @@
   # Holding the proof file open lets the server see, in /proc, which process is enrolling.
   # (No `2>/dev/null` on these exec lines: on a bare exec it would redirect the shell itself.)
   [[ -r $proof_path ]] && exec {proof_fd}<$proof_path
-  exec {helper_fd}> >(exec "$@" >/dev/null 2>&1)
+  # The helper keeps none of the enrollment's descriptors: the channel must reach EOF when the
+  # shell exits, and the proof file is only the shell's to hold.
+  exec {helper_fd}> >(
+    exec {channel_fd}>&-
+    [[ -n $proof_fd ]] && exec {proof_fd}<&-
+    exec "$@" >/dev/null 2>&1
+  )
   print -rn -u $helper_fd -- "H"$'\0'"$channel_path"$'\0'"$token"$'\0'
   print -u $channel_fd -- "E $token"
   read -t 20 -r -u $channel_fd reply
@@ -67,8 +73,11 @@
     for name in ${(k)parameters[(R)*export*]}; do
       exported+=("$name=${(P)name}")
     done
-    local -a fields=(R $request[2] $request[3] $request[4] "$PWD" $#exported "${exported[@]}")
-    print -rn -u $_tmux_mcp_helper_fd -- "${(pj:\0:)fields}"$'\0'
+    # The umask goes between the cwd and the environment, printed by the builtin itself: no fork.
+    local -a head=(R $request[2] $request[3] $request[4] "$PWD") tail=($#exported "${exported[@]}")
+    print -rn -u $_tmux_mcp_helper_fd -- "${(pj:\0:)head}"$'\0'
+    umask >&$_tmux_mcp_helper_fd
+    print -rn -u $_tmux_mcp_helper_fd -- $'\0'"${(pj:\0:)tail}"$'\0'
   }
 
   # The channel reached EOF: the server is gone. Undo the enrollment so the pane can enroll again.

@@ -19,25 +19,39 @@ import { runTmux, type TmuxClient } from "./tmux.ts";
 export const MAX_ENROLLMENTS = 8;
 const HELPER_HELLO_TIMEOUT_MS = 15_000;
 
+/** Which end went away: the shell's line channel, or the helper's frame link. */
+export type Departure = "shell" | "helper";
+
 export type RunEvent =
   | { kind: "busy" }
   | { kind: "ready"; token: string; digest: string; helperPid: number }
   | { kind: "helper"; message: HelperMessage; body: Uint8Array }
-  | { kind: "gone" };
+  | { kind: "gone"; cause: Departure };
 
 /** The one run a shell may have in flight, and the events that reach it. */
 export type RunSlot = { runId: string; events: EventQueue<RunEvent> };
 
+/** How long shutdown waits for in-flight runs to stop and answer (spec: 2 s in all). */
+const SHUTDOWN_GRACE_MS = 2000;
+
 export type EnrolledShell = {
   paneId: string;
   identity: ProcessIdentity;
+  /** The tmux server process that owned the pane at enrollment. */
+  tmuxServer: ProcessIdentity | null;
   processGeneration: string;
   enrollmentGeneration: string;
   helperPid: number;
   run: RunSlot | null;
   sendLine: (line: string) => Promise<void>;
   sendFrame: (message: ServerMessage, body?: Uint8Array) => Promise<void>;
-  discard: () => void;
+  /**
+   * Ends the enrollment. With a run in flight the run is told (a "gone" event) and keeps the
+   * helper link so it can stop the script; the run's retire step calls `release`.
+   */
+  discard: (cause?: Departure) => void;
+  /** Closes both connections once no run needs them (or at once, `force`d at shutdown). */
+  release: (force?: boolean) => void;
 };
 
 type Invitation = {
@@ -52,8 +66,12 @@ type HelperHello = {
   pid: number;
   parentPid: number;
   conn: Deno.UnixConn;
+  writer: WritableStreamDefaultWriter<Uint8Array>;
   frames: AsyncGenerator<unknown>;
 };
+
+/** How long a helper has to open the file its challenge names. */
+const HELPER_PROOF_TIMEOUT_MS = 5000;
 
 export class EventQueue<T> {
   #items: T[] = [];
@@ -97,8 +115,31 @@ export type EnrollmentOptions = {
 };
 
 /** What a running server publishes in its private directory for in-pane enrollment. */
-export type ServerRecord = { pid: number; tmux_socket: string };
+export type ServerRecord = { pid: number; start_time?: string; tmux_socket: string };
 export const SERVER_RECORD = "server.json";
+
+/**
+ * Removes the private directories of servers that died without cleaning up (a SIGKILL): only
+ * those whose record names a process that is provably gone — no such pid, or a pid whose start
+ * time differs from the recorded one. A directory without a record is left alone.
+ */
+export async function removeAbandonedDirectories(base: string): Promise<void> {
+  for await (const entry of Deno.readDir(base)) {
+    if (!entry.isDirectory || !entry.name.startsWith("server-")) continue;
+    const dir = `${base}/${entry.name}`;
+    let record: ServerRecord;
+    try {
+      record = JSON.parse(await Deno.readTextFile(`${dir}/${SERVER_RECORD}`));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(record.pid)) continue;
+    const owner = await readIdentity(record.pid);
+    const gone = owner === null ||
+      (record.start_time !== undefined && owner.startTime !== record.start_time);
+    if (gone) await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
 
 export class Enrollments {
   readonly shells = new Map<string, EnrolledShell>();
@@ -110,6 +151,20 @@ export class Enrollments {
   #listener: Deno.UnixListener | null = null;
   #helperScriptFile: WrittenFile | null = null;
   #options: EnrollmentOptions;
+  #closing = new AbortController();
+  #runs = new Set<Promise<unknown>>();
+
+  /** Aborts (with no reason a caller could mistake for a deadline) when shutdown begins. */
+  get closing(): AbortSignal {
+    return this.#closing.signal;
+  }
+
+  /** Shutdown waits for `run` to settle (its group stopped, its call answered). */
+  track<T>(run: Promise<T>): Promise<T> {
+    this.#runs.add(run);
+    run.finally(() => this.#runs.delete(run)).catch(() => {});
+    return run;
+  }
 
   constructor(options: EnrollmentOptions) {
     this.#options = options;
@@ -123,7 +178,11 @@ export class Enrollments {
     );
     this.#listener = Deno.listen({ transport: "unix", path: this.channelPath });
     this.#acceptLoop(this.#listener);
-    const record: ServerRecord = { pid: Deno.pid, tmux_socket: this.#options.tmuxSocketPath };
+    const record: ServerRecord = {
+      pid: Deno.pid,
+      start_time: (await readIdentity(Deno.pid))?.startTime,
+      tmux_socket: this.#options.tmuxSocketPath,
+    };
     await Deno.writeTextFile(
       `${this.#options.directory}/${SERVER_RECORD}`,
       JSON.stringify(record),
@@ -174,8 +233,16 @@ export class Enrollments {
   }
 
   async close(): Promise<void> {
+    this.#closing.abort();
+    if (this.#runs.size) {
+      const grace = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS));
+      await Promise.race([Promise.allSettled([...this.#runs]), grace]);
+    }
     for (const token of [...this.#invitations.keys()]) await this.#withdraw(token);
-    for (const shell of [...this.shells.values()]) shell.discard();
+    for (const shell of [...this.shells.values()]) {
+      shell.discard();
+      shell.release(true);
+    }
     for (const hellos of this.#hellos.values()) hellos.forEach((hello) => closeQuietly(hello.conn));
     this.#hellos.clear();
     this.#listener?.close();
@@ -224,16 +291,42 @@ export class Enrollments {
     else await this.#greetHelper(conn, readFrames(rest));
   }
 
+  /**
+   * A helper says which pid it is; the kernel has to agree. The server names a fresh file on
+   * this connection only, the helper opens it, and /proc must show that very pid holding it
+   * open. A same-user process that read the token (or claims the real helper's pid) cannot
+   * make another process open a file, so it cannot stand in for the helper.
+   */
   async #greetHelper(conn: Deno.UnixConn, frames: AsyncGenerator<unknown>): Promise<void> {
     const first = await frames.next();
     const hello = first.done
       ? null
       : parseHelperMessage((first.value as { header: unknown }).header);
-    const identity = hello?.type === "hello" ? await readIdentity(hello.pid) : null;
-    if (!hello || hello.type !== "hello" || !identity || !this.#invitations.has(hello.token)) {
+    if (!hello || hello.type !== "hello" || !this.#invitations.has(hello.token)) {
       return closeQuietly(conn);
     }
-    const arrived = { pid: hello.pid, parentPid: identity.parentPid, conn, frames };
+    const writer = conn.writable.getWriter();
+    const proofPath = `${this.#options.directory}/proof-${randomHex(8)}`;
+    let identity: ProcessIdentity | null = null;
+    try {
+      await Deno.writeTextFile(proofPath, "", { mode: 0o600, createNew: true });
+      await writer.write(encodeFrame({ type: "prove", path: proofPath }));
+      const timeout = new Promise<null>((resolve) =>
+        setTimeout(() => resolve(null), HELPER_PROOF_TIMEOUT_MS)
+      );
+      const answer = await Promise.race([frames.next(), timeout]);
+      const proved = answer && !answer.done &&
+        parseHelperMessage((answer.value as { header: unknown }).header)?.type === "proved";
+      if (proved && await holdsFileOpen(hello.pid, proofPath)) {
+        identity = await readIdentity(hello.pid);
+      }
+    } catch {
+      identity = null;
+    } finally {
+      await Deno.remove(proofPath).catch(() => {});
+    }
+    if (!identity || !this.#invitations.has(hello.token)) return closeQuietly(conn);
+    const arrived = { pid: hello.pid, parentPid: identity.parentPid, conn, writer, frames };
     this.#hellos.set(hello.token, [...this.#hellos.get(hello.token) ?? [], arrived]);
     this.#helloArrived.dispatchEvent(new Event(hello.token));
   }
@@ -314,15 +407,18 @@ export class Enrollments {
     };
     if (!this.#options.tmuxSupported) return refuse("tmux-too-old");
     if (this.shells.has(invitation.paneId)) return refuse("already-enrolled");
-    if (this.shells.size >= MAX_ENROLLMENTS) return refuse("full");
+    if (this.shells.size >= MAX_ENROLLMENTS) {
+      await this.#withdraw(token);
+      return refuse("full");
+    }
     const pane = await runTmux(this.#options.tmux, [
       "display-message",
       "-p",
       "-t",
       invitation.paneId,
-      "#{pane_id} #{pane_pid} #{pane_dead}",
+      "#{pane_id} #{pane_pid} #{pane_dead} #{pid}",
     ]);
-    const [paneId, panePid, dead] = pane.stdout.trim().split(" ");
+    const [paneId, panePid, dead, tmuxPid] = pane.stdout.trim().split(" ");
     if (pane.code !== 0 || paneId !== invitation.paneId || dead !== "0") {
       return refuse("not-root");
     }
@@ -333,22 +429,29 @@ export class Enrollments {
     const helper = await this.#claimHelper(token, identity.pid);
     if (!helper) return refuse("no-helper");
     await this.#withdraw(token);
-    const helperWriter = helper.conn.writable.getWriter();
+    const helperWriter = helper.writer;
+    const tmuxServer = await readIdentity(Number(tmuxPid));
     let discarded = false;
     const shell: EnrolledShell = {
       paneId: invitation.paneId,
       identity,
+      tmuxServer,
       processGeneration: randomHex(),
       enrollmentGeneration: randomHex(),
       helperPid: helper.pid,
       run: null,
       sendLine,
       sendFrame: (message, body) => helperWriter.write(encodeFrame(message, body)).catch(() => {}),
-      discard: () => {
-        if (discarded) return;
-        discarded = true;
-        if (this.shells.get(shell.paneId) === shell) this.shells.delete(shell.paneId);
-        shell.run?.events.push({ kind: "gone" });
+      discard: (cause = "shell") => {
+        if (!discarded) {
+          discarded = true;
+          if (this.shells.get(shell.paneId) === shell) this.shells.delete(shell.paneId);
+        }
+        shell.run?.events.push({ kind: "gone", cause });
+        shell.release();
+      },
+      release: (force = false) => {
+        if (!force && (!discarded || shell.run)) return;
         closeQuietly(conn);
         closeQuietly(helper.conn);
       },
@@ -368,7 +471,7 @@ export class Enrollments {
     } catch {
       // A reset connection ends the enrollment like EOF does.
     }
-    shell.discard();
+    shell.discard("shell");
   }
 
   async #listenToHelper(shell: EnrolledShell, frames: AsyncGenerator<unknown>): Promise<void> {
@@ -377,7 +480,7 @@ export class Enrollments {
         const frame = raw as { header: unknown; body: Uint8Array };
         const message = parseHelperMessage(frame.header);
         if (!message) throw new MalformedFrame("unexpected helper message");
-        if (message.type === "hello") continue;
+        if (message.type === "hello" || message.type === "proved") continue;
         const run = shell.run;
         if (!run || run.runId !== message.run_id) {
           // A request withdrawn after its deadline: make sure it never runs.
@@ -398,7 +501,7 @@ export class Enrollments {
     } catch {
       // Malformed frames or a reset: the channel is in doubt, so the enrollment goes.
     }
-    shell.discard();
+    shell.discard("helper");
   }
 }
 

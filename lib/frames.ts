@@ -2,20 +2,29 @@
 // script's output may itself look like a protocol line ("RESULT 0"), so nothing is delimited
 // by content: every frame is two big-endian u32 lengths, a JSON header, then raw body bytes.
 // Headers are typed here once and checked where they enter.
+import type { StopReport } from "./process_group.ts";
+
 export type Completion =
   | { state: "exited"; exit_status: number; signal: null }
   | { state: "signaled"; exit_status: null; signal: number };
 
 export type HelperMessage =
   | { type: "hello"; token: string; pid: number }
+  /** The helper holds open the file the server's `prove` named (lib/enrollment.ts). */
+  | { type: "proved" }
   | { type: "ready"; run_id: string; token: string; digest: string }
+  /** `sh` was spawned as the leader of process group `pid`. */
+  | { type: "started"; run_id: string; pid: number }
   | { type: "result"; run_id: string; completion: Completion; stdout_bytes: number }
-  | { type: "overflow"; run_id: string }
-  | { type: "drain_timeout"; run_id: string; completion: Completion }
-  | { type: "cancelled"; run_id: string; completion: Completion | null }
+  | { type: "overflow"; run_id: string; stop: StopReport }
+  | { type: "drain_timeout"; run_id: string; completion: Completion; open: OutputStream[] }
+  | { type: "cancelled"; run_id: string; completion: Completion | null; stop: StopReport }
   | { type: "refused"; run_id: string; reason: "digest" | "nul" | "spawn" | "unknown_run" };
 
+export type OutputStream = "stdout" | "stderr";
+
 export type ServerMessage =
+  | { type: "prove"; path: string }
   | { type: "script"; run_id: string; stdout_limit: number; stderr_limit: number }
   | { type: "abort"; run_id: string }
   | { type: "cancel"; run_id: string };
@@ -85,6 +94,12 @@ function isCompletion(value: unknown): value is Completion {
     (c.signal as number) >= 1 && (c.signal as number) <= 255;
 }
 
+function isStopReport(value: unknown): value is StopReport {
+  if (typeof value !== "object" || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return (r.remaining === null || Number.isInteger(r.remaining)) && Number.isInteger(r.left_group);
+}
+
 /** Checks a header from the helper; null means the frame is malformed. */
 export function parseHelperMessage(header: unknown): HelperMessage | null {
   if (typeof header !== "object" || header === null) return null;
@@ -95,6 +110,8 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
       return typeof h.token === "string" && HEX32.test(h.token) && Number.isInteger(h.pid)
         ? h as HelperMessage
         : null;
+    case "proved":
+      return h as HelperMessage;
     case "ready":
       return runOk && typeof h.token === "string" && HEX32.test(h.token) &&
           typeof h.digest === "string" && HEX64.test(h.digest)
@@ -104,12 +121,18 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
       return runOk && isCompletion(h.completion) && Number.isInteger(h.stdout_bytes)
         ? h as HelperMessage
         : null;
-    case "overflow":
-      return runOk ? h as HelperMessage : null;
+    case "started":
+      return runOk && Number.isInteger(h.pid) && (h.pid as number) > 1 ? h as HelperMessage : null;
     case "drain_timeout":
-      return runOk && isCompletion(h.completion) ? h as HelperMessage : null;
+      return runOk && isCompletion(h.completion) && Array.isArray(h.open) &&
+          h.open.every((name) => name === "stdout" || name === "stderr")
+        ? h as HelperMessage
+        : null;
+    case "overflow":
+      return runOk && isStopReport(h.stop) ? h as HelperMessage : null;
     case "cancelled":
-      return runOk && (h.completion === null || isCompletion(h.completion))
+      return runOk && (h.completion === null || isCompletion(h.completion)) &&
+          isStopReport(h.stop)
         ? h as HelperMessage
         : null;
     case "refused":
@@ -124,6 +147,7 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
 export function parseServerMessage(header: unknown): ServerMessage | null {
   if (typeof header !== "object" || header === null) return null;
   const h = header as Record<string, unknown>;
+  if (h.type === "prove") return typeof h.path === "string" ? h as ServerMessage : null;
   if (typeof h.run_id !== "string" || !HEX32.test(h.run_id)) return null;
   if (h.type === "abort" || h.type === "cancel") return h as ServerMessage;
   if (

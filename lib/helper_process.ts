@@ -2,27 +2,55 @@
 // script and waits on it natively. The server is not the shell's ancestor, so it cannot wait
 // on the script; a shell's `$?` cannot tell exit 130 from SIGINT. The helper can, and it is
 // kept alive while enrolled so that no run pays a process start-up.
-import process from "node:process";
 import {
   type Completion,
   encodeFrame,
   type HelperMessage,
+  type OutputStream,
   parseServerMessage,
   readFrames,
   type ServerMessage,
 } from "./frames.ts";
 import { sha256Hex } from "./ids.ts";
-import { readUmask } from "./procfs.ts";
+import { hasExited, stopGroup } from "./process_group.ts";
 import { readShellRecords, type RunRequest } from "./shell_records.ts";
 
 /** After the exit is seen, both pipes must reach EOF within this window (spec §3.16). */
 const DRAIN_WINDOW_MS = 250;
-/** Between SIGTERM and SIGKILL when a run is cancelled or overflows. */
-const KILL_GRACE_MS = 500;
 
-type ActiveRun = { child: Deno.ChildProcess; stop: () => Promise<Completion | null> };
+/**
+ * Deno cannot make a child the leader of a process group, so `sh` is started through this
+ * perl program (in /usr/bin on Linux and macOS alike, started with an empty environment so no
+ * PERL5OPT or locale reaches it): it makes itself the leader of a new group in the same
+ * session, closes every descriptor above 2, sets the shell's umask and exported environment,
+ * and replaces itself with `/bin/sh -c script`. Measured: about 2 ms per run (bench/soak.ts).
+ */
+const LAUNCHER = "/usr/bin/perl";
+const LAUNCH = [
+  "setpgrp(0, 0) or exit 126;",
+  'opendir(my $fds, "/dev/fd") or exit 126;',
+  "my @open = grep { /^[0-9]+$/ && $_ > 2 } readdir $fds;",
+  "closedir $fds;",
+  'for (@open) { open(my $h, "<&=", $_) and close $h }',
+  "my ($script, $mask) = splice @ARGV, 0, 2;",
+  "umask oct $mask if length $mask;",
+  "%ENV = ();",
+  "for (@ARGV) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }",
+  'exec { "/bin/sh" } "/bin/sh", "-c", $script;',
+  'print STDERR "tmux-mcp: /bin/sh could not be started\n";',
+  "exit 127;",
+].join(" ");
+
+type ActiveRun = {
+  /** Asks for the group to be stopped, unless `sh` has already exited on its own. */
+  requestStop: () => void;
+  done: Promise<void>;
+};
 
 export async function runHelper(): Promise<void> {
+  // The pane's hangup and the person's Ctrl-C at the prompt must not take a run's result with
+  // them: the helper ends only when its channel says so, after its runs are reported.
+  for (const signal of ["SIGHUP", "SIGINT"] as const) Deno.addSignalListener(signal, () => {});
   const records = readShellRecords(Deno.stdin.readable);
   const hello = await records.next();
   if (hello.done || hello.value.kind !== "hello") return;
@@ -34,6 +62,12 @@ export async function runHelper(): Promise<void> {
 
   const requests = new Map<string, RunRequest>();
   const active = new Map<string, ActiveRun>();
+  const stopAll = async () => {
+    const runs = [...active.values()];
+    runs.forEach((run) => run.requestStop());
+    await Promise.all(runs.map((run) => run.done));
+  };
+  Deno.addSignalListener("SIGTERM", () => stopAll().then(() => Deno.exit(0)));
 
   const fromShell = (async () => {
     for await (const record of records) {
@@ -49,29 +83,48 @@ export async function runHelper(): Promise<void> {
   })();
 
   const fromServer = (async () => {
+    // The server proves who is on this connection by naming a file for us to hold open while
+    // it looks at our fd table; we let go of it at the next frame.
+    let proof: Deno.FsFile | null = null;
     for await (const frame of readFrames(conn.readable)) {
       const message = parseServerMessage(frame.header);
       if (!message) return;
+      proof?.close();
+      proof = null;
+      if (message.type === "prove") {
+        proof = await Deno.open(message.path, { read: true }).catch(() => null);
+        if (proof) await send({ type: "proved" });
+        continue;
+      }
       handleServerMessage(message, frame.body, requests, active, send);
     }
   })().catch(() => {});
 
-  // The shell closing its end means it exited: finish what runs, then go. The server closing
-  // the channel means nobody will read a result: stop what runs at once.
+  // The shell closing its end means it exited: every run still in flight is finished, drained
+  // and reported first (the server decides whether a run outlives its shell). The server closing
+  // the channel means nobody will read a result: stop every run's group, then go.
   const ended = await Promise.race([
     fromShell.then(() => "shell" as const, () => "shell" as const),
     fromServer.then(() => "server" as const),
   ]);
-  if (ended === "server") {
-    await Promise.all([...active.values()].map((run) => run.stop()));
-  } else {
-    await Promise.race([fromServer, Promise.all([...active.values()].map((r) => r.child.status))]);
+  if (ended === "server") await stopAll();
+  else {
+    const serverGone = fromServer.then(() => true);
+    while (active.size && !await Promise.race([serverGone, anyDone(active)])) {
+      // A run ended; look again, since a script frame may have started another.
+    }
+    if (active.size) await stopAll();
   }
   Deno.exit(0);
 }
 
+async function anyDone(active: Map<string, ActiveRun>): Promise<false> {
+  await Promise.race([...active.values()].map((run) => run.done));
+  return false;
+}
+
 function handleServerMessage(
-  message: ServerMessage,
+  message: Exclude<ServerMessage, { type: "prove" }>,
   body: Uint8Array,
   requests: Map<string, RunRequest>,
   active: Map<string, ActiveRun>,
@@ -83,9 +136,7 @@ function handleServerMessage(
     return;
   }
   if (message.type === "cancel") {
-    const run = active.get(runId);
-    if (!run) return;
-    run.stop().then((completion) => send({ type: "cancelled", run_id: runId, completion }));
+    active.get(runId)?.requestStop();
     return;
   }
   const request = requests.get(runId);
@@ -94,14 +145,26 @@ function handleServerMessage(
     send({ type: "refused", run_id: runId, reason: "unknown_run" });
     return;
   }
-  execute(request, message, body, active, send);
+  const done = Promise.withResolvers<void>();
+  const stopRequested = Promise.withResolvers<"stop">();
+  let exitedOnItsOwn = false;
+  active.set(runId, {
+    requestStop: () => exitedOnItsOwn || stopRequested.resolve("stop"),
+    done: done.promise,
+  });
+  execute(request, message, body, stopRequested.promise, () => exitedOnItsOwn = true, send)
+    .finally(() => {
+      active.delete(runId);
+      done.resolve();
+    });
 }
 
 async function execute(
   request: RunRequest,
   limits: { stdout_limit: number; stderr_limit: number },
   script: Uint8Array,
-  active: Map<string, ActiveRun>,
+  stopRequested: Promise<"stop">,
+  markExited: () => void,
   send: (message: HelperMessage, body?: Uint8Array) => Promise<void>,
 ): Promise<void> {
   const runId = request.runId;
@@ -111,12 +174,17 @@ async function execute(
   }
   let child: Deno.ChildProcess;
   try {
-    const umask = await readUmask(Deno.ppid);
-    if (umask !== null) process.umask(umask);
-    child = new Deno.Command("/bin/sh", {
-      args: ["-c", new TextDecoder().decode(script)],
+    child = new Deno.Command(LAUNCHER, {
+      args: [
+        "-e",
+        LAUNCH,
+        "--",
+        new TextDecoder().decode(script),
+        request.umask === null ? "" : request.umask.toString(8),
+        ...Object.entries(request.environment).map(([name, value]) => `${name}=${value}`),
+      ],
       cwd: request.cwd,
-      env: request.environment,
+      env: {},
       clearEnv: true,
       stdin: "piped",
       stdout: "piped",
@@ -126,44 +194,58 @@ async function execute(
     return void send({ type: "refused", run_id: runId, reason: "spawn" });
   }
   child.stdin.close().catch(() => {});
+  await send({ type: "started", run_id: runId, pid: child.pid });
 
-  let stopping: Promise<Completion | null> | undefined;
-  const stop = () => stopping ??= terminate(child);
-  active.set(runId, { child, stop });
-  const overflow = Promise.withResolvers<void>();
-  const stdout = drainBounded(child.stdout, limits.stdout_limit, overflow.resolve);
-  const stderr = drainBounded(child.stderr, limits.stderr_limit, overflow.resolve);
-  const exited = child.status.then(toCompletion);
+  let completion: Completion | null = null;
+  const exited = child.status.then((status) => completion = toCompletion(status));
+  const overflow = Promise.withResolvers<"overflow">();
+  const stdout = drainBounded(
+    child.stdout,
+    limits.stdout_limit,
+    () => overflow.resolve("overflow"),
+  );
+  const stderr = drainBounded(
+    child.stderr,
+    limits.stderr_limit,
+    () => overflow.resolve("overflow"),
+  );
 
-  const first = await Promise.race([exited, overflow.promise.then(() => "overflow" as const)]);
-  if (first === "overflow" || stopping) {
-    const wasOverflow = first === "overflow" && !stopping;
-    await stop();
+  let first = await Promise.race([exited, overflow.promise, stopRequested]);
+  if (first === "stop" && await hasExited(child.pid)) first = await exited;
+  if (first === "overflow" || first === "stop") {
+    const stop = await stopGroup(child.pid, exited);
     stdout.cancel();
     stderr.cancel();
-    active.delete(runId);
-    if (wasOverflow) await send({ type: "overflow", run_id: runId });
-    return;
+    if (first === "overflow") return void await send({ type: "overflow", run_id: runId, stop });
+    return void await send({ type: "cancelled", run_id: runId, completion, stop });
   }
-  const completion = first;
-  const drained = await Promise.race([
-    Promise.all([stdout.bytes, stderr.bytes]),
-    delay(DRAIN_WINDOW_MS).then(() => "late" as const),
+  // `sh` exited on its own: a stop asked for from now on would only hit background jobs, which
+  // are the author's choice; the result (or the drain verdict) follows within the window.
+  markExited();
+  const exit = first;
+  const late = delay(DRAIN_WINDOW_MS).then(() => "late" as const);
+  const [out, err] = await Promise.all([
+    Promise.race([stdout.bytes, late]),
+    Promise.race([stderr.bytes, late]),
   ]);
-  active.delete(runId);
-  if (drained === "late") {
+  if (out === "late" || err === "late") {
     stdout.cancel();
     stderr.cancel();
-    return void send({ type: "drain_timeout", run_id: runId, completion });
+    const open: OutputStream[] = [];
+    if (out === "late") open.push("stdout");
+    if (err === "late") open.push("stderr");
+    return void await send({ type: "drain_timeout", run_id: runId, completion: exit, open });
   }
-  const [out, err] = drained;
-  if (out === null || err === null) return void send({ type: "overflow", run_id: runId });
+  if (out === null || err === null) {
+    // Overflow refuses the run even after `sh` exited: what it left in its group goes too.
+    const stop = await stopGroup(child.pid, exited);
+    return void await send({ type: "overflow", run_id: runId, stop });
+  }
   const body = new Uint8Array(out.length + err.length);
   body.set(out);
   body.set(err, out.length);
-  await send({ type: "result", run_id: runId, completion, stdout_bytes: out.length }, body);
+  await send({ type: "result", run_id: runId, completion: exit, stdout_bytes: out.length }, body);
 }
-
 /** Reads a pipe holding at most `limit + 1` bytes; null (and `onOverflow`) past the limit. */
 function drainBounded(
   stream: ReadableStream<Uint8Array>,
@@ -187,21 +269,6 @@ function drainBounded(
     }
   })().catch(() => null);
   return { bytes, cancel: () => void reader.cancel().catch(() => {}) };
-}
-
-async function terminate(child: Deno.ChildProcess): Promise<Completion | null> {
-  const signal = (name: Deno.Signal) => {
-    try {
-      child.kill(name);
-    } catch {
-      // Already exited: the status below says how.
-    }
-  };
-  signal("SIGTERM");
-  const status = await Promise.race([child.status, delay(KILL_GRACE_MS).then(() => null)]);
-  if (status) return toCompletion(status);
-  signal("SIGKILL");
-  return toCompletion(await child.status);
 }
 
 function toCompletion(status: Deno.CommandStatus): Completion {

@@ -17,7 +17,7 @@ import {
   StdioServerTransport,
 } from "./deps.ts";
 import { callerFromEnvironment } from "./caller.ts";
-import { Enrollments } from "./enrollment.ts";
+import { Enrollments, removeAbandonedDirectories } from "./enrollment.ts";
 import { enrollCommandLine } from "./in_pane.ts";
 import { randomHex } from "./ids.ts";
 import { makeServerDirectory, privateBaseDirectory } from "./rendezvous.ts";
@@ -39,13 +39,15 @@ export type RunningServer = {
   close: () => Promise<void>;
 };
 
+// Unscoped --allow-run: the helper starts `sh` through perl (lib/helper_process.ts), lists the
+// process table with `ps`, and signals a whole process group, which Deno allows only then.
 const HELPER_PERMISSIONS = [
   "--quiet",
   "--no-config",
   "--no-prompt",
   "--allow-read",
   "--allow-write",
-  "--allow-run=/bin/sh",
+  "--allow-run",
   "--allow-net",
 ];
 
@@ -97,7 +99,9 @@ export async function startServer(
   };
   if (enabledTools.has("tmux_run")) {
     try {
-      directory = await makeServerDirectory(await privateBaseDirectory());
+      const base = await privateBaseDirectory();
+      await removeAbandonedDirectories(base).catch(() => {});
+      directory = await makeServerDirectory(base);
       context.enrollments = new Enrollments({
         directory,
         tmux,
@@ -197,13 +201,16 @@ export async function serveStdio(config: Config): Promise<void> {
       [...context.enabledTools].sort().join(", ") || "(none)"
     }${enroll}`,
   );
+  // Shutdown stops every in-flight script's group and answers its call (lib/enrollment.ts
+  // close), then removes the files; the exit status is 0 on EOF and 128+n on signal n.
   let closing: Promise<void> | null = null;
-  const shutdown = () => closing ??= server.close().then(() => Deno.exit(0));
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    Deno.addSignalListener(signal, shutdown);
+  const shutdown = (status: number) => closing ??= server.close().then(() => Deno.exit(status));
+  const signals: [Deno.Signal, number][] = [["SIGHUP", 1], ["SIGINT", 2], ["SIGTERM", 15]];
+  for (const [signal, number] of signals) {
+    Deno.addSignalListener(signal, () => shutdown(128 + number));
   }
   // The client closing our stdin is the ordinary way an MCP stdio session ends.
-  process.stdin.on("end", shutdown);
-  server.mcp.onclose = shutdown;
+  process.stdin.on("end", () => shutdown(0));
+  server.mcp.onclose = () => shutdown(0);
   await server.mcp.connect(new StdioServerTransport());
 }

@@ -1,6 +1,7 @@
 // The pipe from the enrolled shell to its helper. zsh can write NUL-separated fields with a
 // builtin and no fork, and no field it sends (paths, exported values) can hold a NUL, so a
-// record is a kind letter followed by its fields, each ended by NUL.
+// record is a kind letter followed by its fields, each ended by NUL. The umask field is what
+// zsh's `umask` builtin prints (octal, then a newline), written straight to the pipe.
 export type HelloRecord = { kind: "hello"; channelPath: string; token: string };
 export type RunRequest = {
   kind: "run";
@@ -8,6 +9,8 @@ export type RunRequest = {
   token: string;
   digest: string;
   cwd: string;
+  /** The shell's umask at the request, or null when the field is not an octal mask. */
+  umask: number | null;
   environment: Record<string, string>;
 };
 
@@ -27,6 +30,8 @@ export async function* readShellRecords(
       } else if (kind === "R") {
         const runId = await next(), token = await next(), digest = await next();
         const cwd = await next();
+        const mask = (await next()).trim();
+        const umask = /^[0-7]{1,4}$/.test(mask) ? parseInt(mask, 8) : null;
         const count = Number(await next());
         const environment: Record<string, string> = {};
         for (let i = 0; i < count; i++) {
@@ -34,7 +39,7 @@ export async function* readShellRecords(
           const equals = entry.indexOf("=");
           if (equals > 0) environment[entry.slice(0, equals)] = entry.slice(equals + 1);
         }
-        yield { kind: "run", runId, token, digest, cwd, environment };
+        yield { kind: "run", runId, token, digest, cwd, umask, environment };
       } else {
         return;
       }

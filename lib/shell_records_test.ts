@@ -31,6 +31,7 @@ Deno.test("a run record carries cwd and the exported environment, '=' kept in va
     TOKEN,
     DIGEST,
     "/home/me/dir with spaces",
+    "077\n",
     "3",
     "A=1",
     "B=x=y=",
@@ -42,22 +43,30 @@ Deno.test("a run record carries cwd and the exported environment, '=' kept in va
     token: TOKEN,
     digest: DIGEST,
     cwd: "/home/me/dir with spaces",
+    umask: 0o77,
     environment: { A: "1", B: "x=y=", E: "" },
   }]);
 });
 
 Deno.test("values with newlines and non-ASCII text survive", async () => {
   const [record] = await records(
-    fields("R", RUN, TOKEN, DIGEST, "/tmp/é", "1", "M=line1\nline2 ✓"),
+    fields("R", RUN, TOKEN, DIGEST, "/tmp/é", "0022\n", "1", "M=line1\nline2 ✓"),
   );
   assert.equal(record.kind, "run");
   assert.equal((record as RunRequest).cwd, "/tmp/é");
   assert.deepEqual((record as RunRequest).environment, { M: "line1\nline2 ✓" });
 });
 
+Deno.test("the umask is the octal the umask builtin prints, and null when it is not one", async () => {
+  const [octal] = await records(fields("R", RUN, TOKEN, DIGEST, "/", "027\n", "0"));
+  assert.equal((octal as RunRequest).umask, 0o27);
+  const [garbled] = await records(fields("R", RUN, TOKEN, DIGEST, "/", "u=rwx\n", "0"));
+  assert.equal((garbled as RunRequest).umask, null);
+});
+
 Deno.test("an environment entry without a name is skipped", async () => {
   const [record] = await records(
-    fields("R", RUN, TOKEN, DIGEST, "/", "3", "=x", "NOEQUALS", "K=v"),
+    fields("R", RUN, TOKEN, DIGEST, "/", "022\n", "3", "=x", "NOEQUALS", "K=v"),
   );
   assert.deepEqual((record as RunRequest).environment, { K: "v" });
 });
@@ -65,7 +74,7 @@ Deno.test("an environment entry without a name is skipped", async () => {
 Deno.test("records split at every byte boundary parse the same", async () => {
   const wire = new Uint8Array([
     ...fields("H", "/c", TOKEN),
-    ...fields("R", RUN, TOKEN, DIGEST, "/w", "1", "K=ü"),
+    ...fields("R", RUN, TOKEN, DIGEST, "/w", "022\n", "1", "K=ü"),
   ]);
   const expected = await records(wire);
   assert.equal(expected.length, 2);
@@ -81,7 +90,7 @@ Deno.test("records split at every byte boundary parse the same", async () => {
 
 Deno.test("a field larger than any pipe read arrives whole, in one chunk or many", async () => {
   const big = "v".repeat(1024 * 1024);
-  const wire = fields("R", RUN, TOKEN, DIGEST, "/", "1", `BIG=${big}`);
+  const wire = fields("R", RUN, TOKEN, DIGEST, "/", "022\n", "1", `BIG=${big}`);
   const [one] = await records(wire);
   assert.equal((one as RunRequest).environment.BIG.length, big.length);
   const chunks = [];
@@ -92,7 +101,7 @@ Deno.test("a field larger than any pipe read arrives whole, in one chunk or many
 
 Deno.test("a record cut short by the end of the pipe yields nothing", async () => {
   assert.deepEqual(await records(fields("H", "/c")), []);
-  assert.deepEqual(await records(fields("R", RUN, TOKEN, DIGEST, "/", "2", "A=1")), []);
+  assert.deepEqual(await records(fields("R", RUN, TOKEN, DIGEST, "/", "022\n", "2", "A=1")), []);
   const wire = fields("H", "/c", TOKEN);
   assert.deepEqual(await records(wire.subarray(0, wire.length - 1)), []);
 });

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { parseCommandLine } from "../lib/config.ts";
 import { tmuxCapabilitiesTool } from "../lib/tools/tmux_capabilities.ts";
 import { startServer, StartupError } from "../lib/server.ts";
+import { encodeFrame, readFrames } from "../lib/frames.ts";
 import {
   type Lab,
   splitPane,
@@ -269,5 +270,62 @@ Deno.test("a zsh that is not 5.9 is refused (the version as the shell reports it
       }
       assert.equal(s.server.context.enrollments?.shells.size, 0);
       await s.enroll();
+    })
+  ));
+
+/** The first process whose parent is `parent`, from /proc. */
+async function childOf(parent: number): Promise<number | null> {
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`).catch(() => "");
+    if (stat && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === parent) {
+      return Number(entry.name);
+    }
+  }
+  return null;
+}
+
+Deno.test("a same-user process with the token cannot stand in for the helper", () =>
+  withLab((lab) =>
+    withServer(lab, ENROLL, async (s) => {
+      const words = [...(await Deno.readTextFile(s.setupFile)).matchAll(/'([^']*)'/g)];
+      const [channel, token] = [words[1][1], words[2][1]];
+      const shellPid = Number(
+        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_pid}"),
+      );
+      // A child of the enrolled shell that is not its helper, whose pid the rogue claims.
+      await typeInto(lab, "sleep 60 &", true);
+      const decoy = await waitFor("the shell's child", () => childOf(shellPid));
+      try {
+        await typeInto(lab, "clear", true);
+        await waitForPrompt(lab);
+        // The rogue says hello before the real helper exists, and even opens the file the
+        // challenge names itself: the kernel shows that the claimed pid does not hold it.
+        const rogue = await Deno.connect({ transport: "unix", path: channel });
+        const frames = readFrames(rogue.readable);
+        const writer = rogue.writable.getWriter();
+        await writer.write(encodeFrame({ type: "hello", token, pid: decoy }));
+        const challenge = await frames.next();
+        assert.equal(challenge.done, false);
+        const { type, path } = challenge.value!.header as { type: string; path: string };
+        assert.equal(type, "prove");
+        const held = await Deno.open(path, { read: true });
+        await writer.write(encodeFrame({ type: "proved" }));
+        const after = await Promise.race([
+          frames.next(),
+          new Promise((resolve) => setTimeout(() => resolve({ done: false }), 5000)),
+        ]);
+        assert.deepEqual(after, { done: true, value: undefined }, "the rogue was not refused");
+        held.close();
+        await writer.close().catch(() => {});
+        await s.enroll();
+        const helperPid = s.server.context.enrollments!.shells.get(lab.pane)!.helperPid;
+        assert.notEqual(helperPid, decoy);
+        const result = await s.run("echo real");
+        assert.equal(result.data.stdout.data, "real\n");
+        assert.doesNotMatch(await screen(lab), /broken pipe/);
+      } finally {
+        Deno.kill(decoy, "SIGKILL");
+      }
     })
   ));

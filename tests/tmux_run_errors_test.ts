@@ -298,6 +298,9 @@ Deno.test(
         signal: null,
       });
       assert.equal(result.error.effects.authorization.state, "authorized");
+      assert.match(result.error.message, /^sh exited 0, but a background process kept stdout/);
+      assert.match(result.error.message, /redirect background output/);
+      assert.ok(await processExists(Number(await Deno.readTextFile(pidFile))));
     } finally {
       Deno.kill(Number(await Deno.readTextFile(pidFile)), "SIGKILL");
     }

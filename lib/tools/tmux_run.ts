@@ -2,12 +2,13 @@
 // phases read in order — prepare (nothing authorized), authorize (the tmux-queue guard, the
 // commit point), execute, retire (always) — and every failure is a RunFailure that says what
 // is known; run_outcome.ts turns it into `{code, delivery, effects}`.
-import type { EnrolledShell, RunEvent, RunSlot } from "../enrollment.ts";
+import type { Departure, EnrolledShell, RunEvent, RunSlot } from "../enrollment.ts";
 import { EventQueue } from "../enrollment.ts";
-import type { Completion } from "../frames.ts";
+import type { Completion, HelperMessage } from "../frames.ts";
 import { authorize } from "../guard.ts";
 import { randomHex, sha256Hex } from "../ids.ts";
 import { isSameProcess, readIdentity } from "../procfs.ts";
+import { describeStop, stopGroup, type StopReport } from "../process_group.ts";
 import { failurePayload, type Receipt, RunFailure } from "../run_outcome.ts";
 import { schemas } from "../schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context.ts";
@@ -18,8 +19,13 @@ export const MAX_SCRIPT_BYTES = 65536;
 export const DEFAULT_OUTPUT_LIMIT = 65536;
 export const MAX_OUTPUT_LIMIT = 262144;
 export const MAX_CONCURRENT_RUNS = 8;
-/** How long a cancelled or timed-out run waits for the helper to confirm the kill. */
-const STOP_CONFIRM_MS = 3000;
+/**
+ * How long a stopped run waits for the helper to confirm the stop (its own TERM then KILL takes
+ * at most two grace periods of 0.5 s) before the server stops the group itself.
+ */
+const STOP_CONFIRM_MS = 1500;
+/** How often a running script's shell and tmux server are looked up while it runs. */
+const WATCH_INTERVAL_MS = 200;
 const PROGRESS_INTERVAL_MS = 1000;
 
 type RunInput = {
@@ -29,7 +35,7 @@ type RunInput = {
   stderr_limit?: number;
 };
 
-type Interruption = "deadline" | "cancelled";
+type Interruption = "deadline" | "cancelled" | "closed";
 
 export const tmuxRunTool: ToolDefinition = {
   name: "tmux_run",
@@ -128,19 +134,19 @@ async function run(context: ServerContext, input: RunInput, extra: ToolExtra) {
   shell.run = slot;
   context.runsInFlight++;
   const deadline = AbortSignal.timeout(context.config.runTimeoutSeconds * 1000);
-  const interrupt = AbortSignal.any([extra.signal, deadline]);
-  const interruption = (): Interruption => extra.signal.aborted ? "cancelled" : "deadline";
+  const closing = context.enrollments!.closing;
+  const interrupt = AbortSignal.any([extra.signal, deadline, closing]);
+  const interruption = (): Interruption =>
+    closing.aborted ? "closed" : extra.signal.aborted ? "cancelled" : "deadline";
+  const during = progressReporter(extra.progress);
   try {
-    const during = progressReporter(extra.progress);
-    return await prepareAndRun(
-      context,
-      shell,
-      slot,
-      { input, script, interrupt, interruption, during },
+    return await context.enrollments!.track(
+      prepareAndRun(context, shell, slot, { input, script, interrupt, interruption, during }),
     );
   } finally {
     // R — retire: free both slots whatever happened.
     if (shell.run === slot) shell.run = null;
+    shell.release();
     context.runsInFlight--;
   }
 }
@@ -174,7 +180,7 @@ async function prepareAndRun(
   // The request waits in the shell's channel until ZLE is idle; a busy shell just doesn't answer.
   const ready = await during(
     "waiting for the shell to be idle at its prompt",
-    () => nextEvent(slot, interrupt, interruption, null),
+    () => awaitShell(slot, interrupt, interruption),
   );
   if (ready.kind === "busy") {
     throw new RunFailure(
@@ -277,60 +283,125 @@ async function authorizeAndExecute(
     script,
   );
   markSent();
-  const done = await during(
+  return await during(
     "the script is running",
-    () => nextEvent(slot, interrupt, interruption, { shell, receipt, context }),
+    () => execute({ context, shell, slot, receipt, input, interrupt, interruption }),
   );
-  if (done.kind === "gone") {
-    throw new RunFailure(
-      "closed",
-      "the shell's channel closed during the run",
-      "possibly_sent",
-      receipt,
-    );
+}
+
+type Execution = {
+  context: ServerContext;
+  shell: EnrolledShell;
+  slot: RunSlot;
+  receipt: Receipt;
+  input: RunInput;
+  interrupt: AbortSignal;
+  interruption: () => Interruption;
+};
+
+/** Why a running script has to be stopped, and the error that will say so. */
+type StopCause = {
+  code: Interruption | "stale_target";
+  what: string;
+  /** What the agent can do instead, said after what the stop confirmed. */
+  advice?: string;
+  helperGone?: boolean;
+};
+
+/**
+ * Waits for the script's outcome while watching the shell and the tmux server. Every way a run
+ * cannot finish (deadline, cancel, shutdown, the shell or tmux server gone, the helper gone)
+ * stops the script's whole process group and says what the stop confirmed.
+ */
+async function execute(run: Execution): Promise<ToolPayload> {
+  const { slot, shell } = run;
+  const watch = watchTarget(shell);
+  const stopNow = AbortSignal.any([run.interrupt, watch.signal]);
+  let group: number | null = null;
+  try {
+    while (true) {
+      let event: RunEvent;
+      try {
+        event = await slot.events.next(stopNow);
+      } catch {
+        const cause: StopCause = watch.signal.aborted
+          ? { code: "stale_target", what: watch.signal.reason }
+          : interruptionCause(run.interruption(), run.context.config.runTimeoutSeconds);
+        return await stopAndReport(run, group, cause);
+      }
+      if (event.kind === "gone") {
+        return await stopAndReport(run, group, departureCause(event.cause));
+      }
+      if (event.kind !== "helper") continue;
+      if (event.message.type === "started") {
+        group = event.message.pid;
+        continue;
+      }
+      return outcome(run, event.message, event.body);
+    }
+  } finally {
+    watch.stop();
   }
-  if (done.kind !== "helper") {
-    throw new RunFailure(
-      "transport_error",
-      "unexpected message from the shell",
-      "possibly_sent",
-      receipt,
-    );
+}
+
+function interruptionCause(code: Interruption, deadlineSeconds: number): StopCause {
+  if (code === "deadline") {
+    return {
+      code,
+      what: `the script ran past the run deadline (${deadlineSeconds} s)`,
+      advice: "for longer work (the deadline is limits.run_deadline_seconds in " +
+        "tmux_capabilities) start it in the background with its output redirected to a " +
+        "file (nohup cmd >file 2>&1 &) and read the file in later runs",
+    };
   }
-  const message = done.message;
+  if (code === "cancelled") return { code, what: "the run was cancelled" };
+  return { code, what: "the server is shutting down" };
+}
+
+function departureCause(cause: Departure): StopCause {
+  return cause === "helper"
+    ? { code: "closed", what: "the helper's channel closed during the run", helperGone: true }
+    : { code: "stale_target", what: "the enrolled shell's channel closed during the run" };
+}
+
+/** The tool result for a message from the helper that ends the run. */
+function outcome(run: Execution, message: HelperMessage, body: Uint8Array): ToolPayload {
+  const { receipt, input } = run;
   switch (message.type) {
-    case "result": {
-      const stdout = done.body.subarray(0, message.stdout_bytes);
-      const stderr = done.body.subarray(message.stdout_bytes);
+    case "result":
       return success({
         target: input.target,
         authorization: receipt,
         completion: message.completion,
-        stdout: encodeOutput(stdout),
-        stderr: encodeOutput(stderr),
+        stdout: encodeOutput(body.subarray(0, message.stdout_bytes)),
+        stderr: encodeOutput(body.subarray(message.stdout_bytes)),
       });
-    }
     case "overflow":
       throw new RunFailure(
         "capacity",
         `the script's output went over a limit (stdout_limit ${
           input.stdout_limit ?? DEFAULT_OUTPUT_LIMIT
-        } bytes or stderr_limit ${input.stderr_limit ?? DEFAULT_OUTPUT_LIMIT} bytes), so it ` +
-          "was stopped and no output is returned. Raise stdout_limit or stderr_limit (up to " +
-          "262144), or write the output to a file and read its tail (tail -c 60000 FILE)",
+        } bytes or stderr_limit ${input.stderr_limit ?? DEFAULT_OUTPUT_LIMIT} bytes), so no ` +
+          `output is returned and the script was ${describeStop(message.stop)}. Raise ` +
+          "stdout_limit or stderr_limit (up to 262144), or write the output to a file and read " +
+          "its tail (tail -c 60000 FILE)",
         "possibly_sent",
         receipt,
       );
-    case "drain_timeout":
+    case "drain_timeout": {
+      const exit = message.completion.state === "exited"
+        ? `sh exited ${message.completion.exit_status}`
+        : `sh was killed by signal ${message.completion.signal}`;
       throw new RunFailure(
         "deadline",
-        "the script exited but a background process kept its stdout or stderr open, so no " +
-          "output is returned; start background jobs with their output redirected " +
-          "(cmd >file 2>&1 &)",
+        `${exit}, but a background process kept ${message.open.join(" and ")} open past ` +
+          "0.25 s, so no output is returned; redirect background output (e.g. " +
+          "`cmd >/dev/null 2>&1 &`)",
         "observed",
         receipt,
         message.completion,
       );
+    }
     default:
       throw new RunFailure(
         "transport_error",
@@ -339,6 +410,76 @@ async function authorizeAndExecute(
         receipt,
       );
   }
+}
+
+/**
+ * Stops the script's group: the helper is asked first (it is `sh`'s parent and reaps it); if
+ * it does not confirm in time, or is gone, the server signals the group itself. A result that
+ * arrives meanwhile is the script having finished first, and is returned as such.
+ */
+async function stopAndReport(
+  run: Execution,
+  started: number | null,
+  cause: StopCause,
+): Promise<ToolPayload> {
+  const { shell, slot, receipt, context } = run;
+  let group = started;
+  let confirmed: { stop: StopReport; completion: Completion | null } | null = null;
+  if (!cause.helperGone) {
+    await shell.sendFrame({ type: "cancel", run_id: slot.runId });
+    const limit = AbortSignal.timeout(STOP_CONFIRM_MS);
+    while (!confirmed) {
+      const event = await slot.events.next(limit).catch(() => null);
+      if (!event || event.kind === "gone") break;
+      if (event.kind !== "helper") continue;
+      const message = event.message;
+      if (message.type === "started") group = message.pid;
+      else if (message.type === "cancelled") confirmed = message;
+      else return outcome(run, message, event.body);
+    }
+  }
+  let stopped: string;
+  if (confirmed) stopped = `the script was ${describeStop(confirmed.stop)}`;
+  else {
+    // The helper is gone or did not answer: its link is in doubt, and the group is ours to stop.
+    shell.discard("helper");
+    stopped = group === null
+      ? "the helper never reported the script as started"
+      : `the script was ${describeStop(await stopGroup(group, Promise.resolve()))}`;
+  }
+  const failure = new RunFailure(
+    cause.code,
+    [cause.what, stopped, cause.advice].filter(Boolean).join("; "),
+    "possibly_sent",
+    receipt,
+    confirmed?.completion ?? null,
+  );
+  if (cause.code === "cancelled") context.reportCancelled(failurePayload(failure));
+  throw failure;
+}
+
+/**
+ * Looks up, every 200 ms, whether the enrolled shell and its tmux server are still the same
+ * processes; the signal aborts, with the sentence to report, when either is gone, so a run
+ * whose target died ends within a fraction of a second rather than at the deadline.
+ */
+function watchTarget(shell: EnrolledShell): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  let checking = false;
+  const timer = setInterval(async () => {
+    if (checking || controller.signal.aborted) return;
+    checking = true;
+    try {
+      if (!await isSameProcess(shell.identity)) {
+        controller.abort("the enrolled shell exited during the run");
+      } else if (shell.tmuxServer && !await isSameProcess(shell.tmuxServer)) {
+        controller.abort("the tmux server exited during the run");
+      }
+    } finally {
+      checking = false;
+    }
+  }, WATCH_INTERVAL_MS);
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
 }
 
 /**
@@ -359,65 +500,25 @@ function progressReporter(progress: ToolExtra["progress"]) {
   };
 }
 
-/**
- * Waits for the run's next event. If the wait is interrupted before the commit point the
- * request is simply withdrawn; after it, the helper is told to stop the script (TERM, then
- * KILL) and its confirmation is awaited, so the failure can say how the script ended.
- */
-async function nextEvent(
+/** Waits for the shell's answer to a request; an interruption withdraws the request. */
+async function awaitShell(
   slot: RunSlot,
   interrupt: AbortSignal,
   interruption: () => Interruption,
-  committed: { shell: EnrolledShell; receipt: Receipt; context: ServerContext } | null,
 ): Promise<RunEvent> {
   try {
     return await slot.events.next(interrupt);
   } catch {
     const code = interruption();
-    if (!committed) {
-      throw new RunFailure(
-        code,
-        code === "deadline"
-          ? "the pane's shell stayed busy (a command in the foreground) until the run " +
-            "deadline; nothing was sent and the request is withdrawn. Call again once its " +
-            "prompt is back"
-          : "the request was cancelled before anything was sent",
-      );
-    }
-    const { shell, receipt, context } = committed;
-    await shell.sendFrame({ type: "cancel", run_id: slot.runId });
-    const completion = await awaitStopped(slot);
-    if (completion === undefined) shell.discard();
-    const failure = new RunFailure(
+    throw new RunFailure(
       code,
       code === "deadline"
-        ? `the script ran past the run deadline (${committed.context.config.runTimeoutSeconds} ` +
-          "s) and was stopped. For longer work start it in the background with its output " +
-          "redirected to a file (nohup cmd >file 2>&1 &) and read the file in later runs"
-        : "the run was cancelled and the script was stopped",
-      "possibly_sent",
-      receipt,
-      completion ?? null,
+        ? "the pane's shell stayed busy (a command in the foreground) until the run " +
+          "deadline; nothing was sent and the request is withdrawn. Call again once its " +
+          "prompt is back"
+        : code === "cancelled"
+        ? "the request was cancelled before anything was sent"
+        : "the server is shutting down; nothing was sent",
     );
-    if (code === "cancelled") context.reportCancelled(failurePayload(failure));
-    throw failure;
-  }
-}
-
-/** The completion the helper reports after a stop; undefined when it never confirms. */
-async function awaitStopped(slot: RunSlot): Promise<Completion | null | undefined> {
-  const limit = AbortSignal.timeout(STOP_CONFIRM_MS);
-  try {
-    while (true) {
-      const event = await slot.events.next(limit);
-      if (event.kind === "gone") return undefined;
-      if (event.kind !== "helper") continue;
-      const message = event.message;
-      if (message.type === "cancelled") return message.completion;
-      if (message.type === "result" || message.type === "drain_timeout") return message.completion;
-      if (message.type === "overflow") return null;
-    }
-  } catch {
-    return undefined;
   }
 }

@@ -1,0 +1,128 @@
+// Stopping a script's job the way Ctrl-C stops a terminal's foreground job. Each script's `sh`
+// leads its own process group in the shell's session, so one signal reaches every process the
+// script started and did not move elsewhere. What remains afterwards is looked up, never assumed:
+// `ps` lists who is still in the group, and which descendants had left it (`setsid`, a double
+// fork) before the stop. `ps` rather than /proc because it reads the same on Linux and macOS and
+// needs no /proc permission in the helper's sandbox.
+
+/** Between SIGTERM and SIGKILL, and again for SIGKILL to take effect. */
+export const KILL_GRACE_MS = 500;
+const POLL_MS = 25;
+
+/** What a stop confirmed: live members of the group left, and live escapees it cannot reach. */
+export type StopReport = { remaining: number | null; left_group: number };
+
+type ProcessRow = { pid: number; ppid: number; pgid: number; live: boolean };
+
+async function listProcesses(): Promise<ProcessRow[] | null> {
+  try {
+    const output = await new Deno.Command("ps", {
+      args: ["-A", "-o", "pid=,ppid=,pgid=,stat="],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    if (!output.success) return null;
+    return new TextDecoder().decode(output.stdout).split("\n").flatMap((line) => {
+      const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
+      if (!stat) return [];
+      return [{ pid: +pid, ppid: +ppid, pgid: +pgid, live: !stat.startsWith("Z") }];
+    });
+  } catch {
+    return null;
+  }
+}
+
+/** Live processes below `leader` (following parent links) that are not in its group. */
+function descendantsOutside(rows: ProcessRow[], leader: number): Set<number> {
+  const children = new Map<number, ProcessRow[]>();
+  for (const row of rows) children.set(row.ppid, [...children.get(row.ppid) ?? [], row]);
+  const outside = new Set<number>();
+  const walk = (pid: number) => {
+    for (const child of children.get(pid) ?? []) {
+      if (child.pgid !== leader && child.live) outside.add(child.pid);
+      walk(child.pid);
+    }
+  };
+  walk(leader);
+  return outside;
+}
+
+function liveMembers(rows: ProcessRow[], pgid: number): number {
+  return rows.filter((row) => row.pgid === pgid && row.live).length;
+}
+
+/** Sends `signal` to every member of group `pgid`; false when the group has no member. */
+function signalGroup(pgid: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Counts the group's live members, or null when the process table cannot be read. */
+async function groupMembers(pgid: number): Promise<number | null> {
+  const rows = await listProcesses();
+  return rows ? liveMembers(rows, pgid) : null;
+}
+
+/**
+ * Whether `pid` has already exited (a zombie not yet reaped, or gone): a stop that arrives then
+ * is too late, and what the process did is its own result.
+ */
+export async function hasExited(pid: number): Promise<boolean> {
+  const rows = await listProcesses();
+  return rows !== null && !rows.some((row) => row.pid === pid && row.live);
+}
+
+async function waitForEmptyGroup(pgid: number, limitMs: number): Promise<boolean> {
+  const until = Date.now() + limitMs;
+  while (true) {
+    const members = await groupMembers(pgid);
+    if (members === 0) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/**
+ * SIGTERM to the whole group (with SIGCONT, so a stopped member can act on it), SIGKILL to what
+ * is left after the grace, then a look at what remains. `leaderGone` resolves once the leader
+ * has been reaped (by the helper, its parent) — or at once when the caller cannot reap it.
+ */
+export async function stopGroup(pgid: number, leaderGone: Promise<unknown>): Promise<StopReport> {
+  const before = await listProcesses();
+  const escapees = before ? descendantsOutside(before, pgid) : new Set<number>();
+  if (signalGroup(pgid, "SIGTERM")) {
+    signalGroup(pgid, "SIGCONT");
+    if (!await waitForEmptyGroup(pgid, KILL_GRACE_MS)) {
+      signalGroup(pgid, "SIGKILL");
+      await waitForEmptyGroup(pgid, KILL_GRACE_MS);
+    }
+  }
+  await Promise.race([leaderGone, new Promise((resolve) => setTimeout(resolve, KILL_GRACE_MS))]);
+  const after = await listProcesses();
+  if (!after) return { remaining: null, left_group: escapees.size };
+  const alive = new Set(after.filter((row) => row.live).map((row) => row.pid));
+  return {
+    remaining: liveMembers(after, pgid),
+    left_group: [...escapees].filter((pid) => alive.has(pid)).length,
+  };
+}
+
+/** The honest sentence for a stop: what was seen, and what could not be reached. */
+export function describeStop(report: StopReport | null): string {
+  if (!report) return "whether the script's processes were stopped is unknown";
+  const group = report.remaining === null
+    ? "signalled with SIGTERM then SIGKILL; the process table could not be read to confirm"
+    : report.remaining === 0
+    ? "stopped: no process of the script's group remains"
+    : `not stopped: ${report.remaining} process(es) of the script's group remain after SIGKILL`;
+  const escaped = report.left_group > 0
+    ? `; ${report.left_group} process(es) that left the script's group (setsid or double fork) ` +
+      "may still run"
+    : "";
+  return group + escaped;
+}
