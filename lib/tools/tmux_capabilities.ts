@@ -16,13 +16,14 @@ import {
 } from "../json_schema.ts";
 import { runTmux, socketPath } from "../tmux.ts";
 import { success } from "../tool_result.ts";
-import { defineTool, toolOutput } from "./toolkit.ts";
 import {
   DEFAULT_OUTPUT_LIMIT,
+  defineTool,
   MAX_CONCURRENT_RUNS,
   MAX_OUTPUT_LIMIT,
   MAX_SCRIPT_BYTES,
-} from "./tmux_run.ts";
+  toolOutput,
+} from "./toolkit.ts";
 
 const NO_ARGUMENTS: Schema<Record<string, never>> = {
   $schema: DIALECT,

@@ -1,7 +1,8 @@
 // What the tool files share, so none of them imports another: the way a tool is defined (its
 // handler typed by its input schema), the parameter and result blocks many schemas repeat
 // (written once here and composed into self-contained schemas), annotation presets, common
-// refusals, and how waits are bounded and paused.
+// refusals, tmux_run's limits (which tmux_capabilities reports), and how waits are bounded and
+// paused.
 import type { Containment } from "../caller.ts";
 import {
   DIALECT,
@@ -223,6 +224,13 @@ export function containsCallerRefusal(
         `socket or $TMUX_PANE could not be matched); nothing was changed`,
   );
 }
+
+// tmux_run's limits: tmux_run enforces them and tmux_capabilities reports them.
+
+export const MAX_SCRIPT_BYTES = 65536;
+export const DEFAULT_OUTPUT_LIMIT = 65536;
+export const MAX_OUTPUT_LIMIT = 262144;
+export const MAX_CONCURRENT_RUNS = 8;
 
 // Waits: bounded by the server's ceiling, ended at once by cancellation.
 
