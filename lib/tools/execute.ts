@@ -58,8 +58,8 @@ const SEND_KEYS_INPUT = toolInput(["pane_id", "keys"], {
     minLength: 1,
     maxLength: 16384,
     description: "with literal true (the default): the text to type, as is, 1 to 16384 " +
-      "characters. With literal false: space-separated tmux key names such as C-c " +
-      "Enter Escape Up F1 or single characters; unknown names are refused",
+      "characters. With literal false: space-separated tmux key names such as C-c Enter Escape " +
+      "Up F1 or single characters; unknown names are refused",
   }),
   literal: boolean({
     description: "true (default): type keys as text; false: keys is space-separated tmux key " +
@@ -111,8 +111,8 @@ const PASTE_TEXT_INPUT = toolInput(["pane_id", "text"], {
       "nothing presses Enter afterwards",
   }),
   bracketed: boolean({
-    description: "paste as bracketed paste when the program asked for it, so it is taken as " +
-      "one paste (default true)",
+    description: "paste as bracketed paste when the program asked for it, so it is taken as one " +
+      "paste (default true)",
   }),
   socket_name: SOCKET_NAME,
 });

@@ -368,8 +368,8 @@ const CAPTURE_PANE_INPUT = toolInput(["pane_id"], {
     minimum: -1000000,
     maximum: 10000,
     description: "first line to capture: 0 is the top of the visible screen, negative numbers " +
-      "reach into history (-100 is 100 lines up); -1000000 to 10000; default: the " +
-      "top of the screen",
+      "reach into history (-100 is 100 lines up); -1000000 to 10000; default: the top of the " +
+      "screen",
   }),
   end: integer({
     minimum: -1000000,
@@ -423,8 +423,8 @@ const SEARCH_PANES_INPUT = toolInput(["pattern"], {
       "characters",
   }),
   regex: boolean({
-    description: "treat pattern as a JavaScript regular expression tested on each line " +
-      "(default false: literal text)",
+    description: "treat pattern as a JavaScript regular expression tested on each line (default " +
+      "false: literal text)",
   }),
   session_id: SESSION_ID,
   session_name: SESSION_NAME,

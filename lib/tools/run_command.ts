@@ -157,15 +157,15 @@ const RUN_COMMAND_INPUT = toolInput(["pane_id", "command"], {
     maxLength: 65536,
     pattern: "^[^\\u0000]*$",
     description: "the shell command line to run (several lines, heredocs and quotes are fine), " +
-      "1 to 65536 characters, no NUL. It runs in a subshell: exit N reports N; cd " +
-      "and export do not persist",
+      "1 to 65536 characters, no NUL. It runs in a subshell: exit N reports N; cd and export do " +
+      "not persist",
   }),
   timeout: number({
     exclusiveMinimum: 0,
     description: "seconds to wait for the command, more than 0; default and maximum: the " +
-      "server's wait ceiling (30 unless LIBTMUX_MCP_WAIT_MAX_SECONDS sets 1 to " +
-      "120). A longer request is clamped to the ceiling, not rejected; " +
-      "effective_timeout reports the value used",
+      "server's wait ceiling (30 unless LIBTMUX_MCP_WAIT_MAX_SECONDS sets 1 to 120). A longer " +
+      "request is clamped to the ceiling, not rejected; effective_timeout reports the value " +
+      "used",
   }),
   suppress_history: boolean({
     description: "best effort: prefix a space so shells that ignore such lines keep it out of " +

@@ -188,8 +188,8 @@ const WAIT_FOR_TEXT_INPUT = toolInput(["pane_id", "patterns"], {
     maxItems: 16,
     items: string({ minLength: 1, maxLength: 1024 }),
     description: "1 to 16 patterns, each 1 to 1024 characters; the wait ends when new output " +
-      "matches any of them. Each is tested against one line at a time (literal " +
-      "text, or a regex with regex: true)",
+      "matches any of them. Each is tested against one line at a time (literal text, or a regex " +
+      "with regex: true)",
   }),
   regex: boolean({
     description: "treat patterns and stop as JavaScript regular expressions, tested line by " +
@@ -208,9 +208,8 @@ const WAIT_FOR_TEXT_INPUT = toolInput(["pane_id", "patterns"], {
   timeout: number({
     exclusiveMinimum: 0,
     description: "seconds to wait, more than 0; default and maximum: the server's wait ceiling " +
-      "(30 unless LIBTMUX_MCP_WAIT_MAX_SECONDS sets 1 to 120). A longer request is " +
-      "clamped to the ceiling, not rejected; effective_timeout reports the value " +
-      "used",
+      "(30 unless LIBTMUX_MCP_WAIT_MAX_SECONDS sets 1 to 120). A longer request is clamped to " +
+      "the ceiling, not rejected; effective_timeout reports the value used",
   }),
   cursor: CURSOR,
 });
