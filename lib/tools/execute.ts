@@ -3,20 +3,20 @@
 // refused for the pane this MCP server runs in, since it would end the server's own process.
 import { pasteIntoPane } from "../paste.ts";
 import { containsCaller } from "../caller.ts";
-import { schemas } from "../schemas.ts";
-import type { ToolDefinition } from "../server_context.ts";
+import { boolean, string, toolInput } from "../json_schema.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../targets.ts";
 import { refusal, success } from "../tool_result.ts";
-import { containsCallerRefusal } from "./teardown.ts";
-
-const INPUT = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: false,
-  openWorldHint: true,
-};
-
-type Socket = { socket_name?: string };
+import {
+  containsCallerRefusal,
+  defineTool,
+  DONE_OUTPUT,
+  PANE_ID,
+  PROGRAM_INPUT,
+  SESSION_ID,
+  SESSION_NAME,
+  SOCKET_NAME,
+  START_DIRECTORY,
+} from "./toolkit.ts";
 
 /** tmux's key names (key-string.c in tmux 3.3), matched without regard to case as tmux does. */
 const KEY_NAMES = new Set(
@@ -52,7 +52,24 @@ function unknownKey(position: number, count: number) {
   );
 }
 
-export const sendKeysTool: ToolDefinition = {
+const SEND_KEYS_INPUT = toolInput(["pane_id", "keys"], {
+  pane_id: PANE_ID,
+  keys: string({
+    minLength: 1,
+    maxLength: 16384,
+    description: "with literal true (the default): the text to type, as is, 1 to 16384 " +
+      "characters. With literal false: space-separated tmux key names such as C-c Enter Escape " +
+      "Up F1 or single characters; unknown names are refused",
+  }),
+  literal: boolean({
+    description: "true (default): type keys as text; false: keys is space-separated tmux key " +
+      "names such as C-c Enter Up",
+  }),
+  enter: boolean({ description: "press Enter afterwards (default false)" }),
+  socket_name: SOCKET_NAME,
+});
+
+export const sendKeysTool = defineTool({
   name: "send_keys",
   title: "Send keys to a pane",
   toolset: "execute",
@@ -63,16 +80,10 @@ export const sendKeysTool: ToolDefinition = {
     "TUIs, REPLs and prompts. For a shell command you wrote and want the exit status of, use " +
     "run_command; for a large block of text use paste_text; to see the effect use " +
     "wait_for_text or capture_since.",
-  inputSchema: schemas.sendKeysInput,
-  outputSchema: schemas.doneOutput,
-  annotations: INPUT,
-  handle: async (context, args) => {
-    const a = args as Socket & {
-      pane_id: string;
-      keys: string;
-      literal?: boolean;
-      enter?: boolean;
-    };
+  inputSchema: SEND_KEYS_INPUT,
+  outputSchema: DONE_OUTPUT,
+  annotations: PROGRAM_INPUT,
+  handle: async (context, a) => {
     const words = a.keys.split(/\s+/).filter((key) => key !== "");
     const unknown = a.literal === false ? words.findIndex((word) => !isKeyName(word)) : -1;
     if (unknown >= 0) return unknownKey(unknown + 1, words.length);
@@ -89,9 +100,24 @@ export const sendKeysTool: ToolDefinition = {
     ]);
     return out.ok ? success({ target: a.pane_id }) : out.payload;
   },
-};
+});
 
-export const pasteTextTool: ToolDefinition = {
+const PASTE_TEXT_INPUT = toolInput(["pane_id", "text"], {
+  pane_id: PANE_ID,
+  text: string({
+    minLength: 1,
+    maxLength: 1048576,
+    description: "the text to paste, as is (newlines included), 1 to 1048576 characters; " +
+      "nothing presses Enter afterwards",
+  }),
+  bracketed: boolean({
+    description: "paste as bracketed paste when the program asked for it, so it is taken as one " +
+      "paste (default true)",
+  }),
+  socket_name: SOCKET_NAME,
+});
+
+export const pasteTextTool = defineTool({
   name: "paste_text",
   title: "Paste text into a pane",
   toolset: "execute",
@@ -100,11 +126,10 @@ export const pasteTextTool: ToolDefinition = {
     "when the program asked for it, so editors and shells take it as one paste. Nothing " +
     "presses Enter. For keystrokes use send_keys; for a command with its exit status use " +
     "run_command.",
-  inputSchema: schemas.pasteTextInput,
-  outputSchema: schemas.doneOutput,
-  annotations: INPUT,
-  handle: async (context, args) => {
-    const a = args as Socket & { pane_id: string; text: string; bracketed?: boolean };
+  inputSchema: PASTE_TEXT_INPUT,
+  outputSchema: DONE_OUTPUT,
+  annotations: PROGRAM_INPUT,
+  handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
     if (!found.ok) return found.payload;
@@ -114,9 +139,25 @@ export const pasteTextTool: ToolDefinition = {
     });
     return out.ok ? success({ target: a.pane_id }) : out.payload;
   },
-};
+});
 
-export const respawnPaneTool: ToolDefinition = {
+const RESPAWN_PANE_INPUT = toolInput(["pane_id"], {
+  pane_id: PANE_ID,
+  kill: boolean({
+    description: "end the program still running in the pane first (default false; refused for " +
+      "the pane this server runs in)",
+  }),
+  command: string({
+    minLength: 1,
+    maxLength: 16384,
+    description: "shell command to start instead of the pane's original one, at most 16384 " +
+      "characters; default: the original command",
+  }),
+  start_directory: START_DIRECTORY,
+  socket_name: SOCKET_NAME,
+});
+
+export const respawnPaneTool = defineTool({
   name: "respawn_pane",
   title: "Restart a pane's program",
   toolset: "execute",
@@ -125,16 +166,10 @@ export const respawnPaneTool: ToolDefinition = {
     "one; kill: true first ends a program that is still running (refused for the pane this " +
     "server runs in). Cursors from capture_since then report lines_missed. To remove the pane " +
     "use kill_pane.",
-  inputSchema: schemas.respawnPaneInput,
-  outputSchema: schemas.doneOutput,
-  annotations: INPUT,
-  handle: async (context, args) => {
-    const a = args as Socket & {
-      pane_id: string;
-      kill?: boolean;
-      command?: string;
-      start_directory?: string;
-    };
+  inputSchema: RESPAWN_PANE_INPUT,
+  outputSchema: DONE_OUTPUT,
+  annotations: PROGRAM_INPUT,
+  handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
     if (!found.ok) return found.payload;
@@ -152,9 +187,30 @@ export const respawnPaneTool: ToolDefinition = {
     ]);
     return out.ok ? success({ target: a.pane_id }) : out.payload;
   },
-};
+});
 
-export const setEnvironmentTool: ToolDefinition = {
+const SET_ENVIRONMENT_INPUT = toolInput(["name"], {
+  name: string({
+    pattern: "^[A-Za-z_][A-Za-z0-9_]*$",
+    maxLength: 256,
+    description: "variable name (letters, digits and '_', not starting with a digit), at most " +
+      "256 characters",
+  }),
+  value: string({
+    maxLength: 65536,
+    description: "the value, at most 65536 characters; default: empty. Ignored with unset",
+  }),
+  unset: boolean({ description: "remove the variable instead of setting it (default false)" }),
+  global: boolean({
+    description: "the global environment instead of one session's (default false: then give " +
+      "session_id or session_name)",
+  }),
+  session_id: SESSION_ID,
+  session_name: SESSION_NAME,
+  socket_name: SOCKET_NAME,
+});
+
+export const setEnvironmentTool = defineTool({
   name: "set_environment",
   title: "Set tmux environment variable",
   toolset: "execute",
@@ -162,18 +218,10 @@ export const setEnvironmentTool: ToolDefinition = {
     "Set or unset a variable in a session's tmux environment (or the global one), which " +
     "processes started later in that session inherit; running shells do not see it. To " +
     "change a running shell's variables use run_command.",
-  inputSchema: schemas.setEnvironmentInput,
-  outputSchema: schemas.doneOutput,
-  annotations: { ...INPUT, idempotentHint: true, destructiveHint: false },
-  handle: async (context, args) => {
-    const a = args as Socket & {
-      name: string;
-      value?: string;
-      unset?: boolean;
-      global?: boolean;
-      session_id?: string;
-      session_name?: string;
-    };
+  inputSchema: SET_ENVIRONMENT_INPUT,
+  outputSchema: DONE_OUTPUT,
+  annotations: { ...PROGRAM_INPUT, idempotentHint: true, destructiveHint: false },
+  handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     let scope = ["-g"];
     let target = "global";
@@ -187,6 +235,6 @@ export const setEnvironmentTool: ToolDefinition = {
     const out = await tmuxCall(client, ["set-environment", ...scope, ...change]);
     return out.ok ? success({ target }) : out.payload;
   },
-};
+});
 
 export const EXECUTE_TOOLS = [sendKeysTool, pasteTextTool, respawnPaneTool, setEnvironmentTool];

@@ -3,8 +3,18 @@
 // that could run a shell command, and bound every listing and capture, keeping the tail.
 import { sameServerAsCaller } from "../caller.ts";
 import { bounded, DEFAULT_MAX_LINES, snapshot } from "../capture.ts";
-import { schemas } from "../schemas.ts";
-import type { ServerContext, ToolDefinition } from "../server_context.ts";
+import {
+  array,
+  boolean,
+  enumOf,
+  integer,
+  nullable,
+  object,
+  type Static,
+  string,
+  toolInput,
+} from "../json_schema.ts";
+import type { ServerContext } from "../server_context.ts";
 import {
   clientFor,
   describe,
@@ -17,15 +27,21 @@ import {
 } from "../targets.ts";
 import type { TmuxClient } from "../tmux.ts";
 import { refusal, success } from "../tool_result.ts";
+import {
+  defineTool,
+  MAX_LINES,
+  PANE_ID,
+  READ_ONLY,
+  RESULT_IDS,
+  SESSION_ID,
+  SESSION_NAME,
+  SOCKET_NAME,
+  SOCKET_ONLY_INPUT,
+  toolOutput,
+  WINDOW_ID,
+} from "./toolkit.ts";
 
 export const MAX_LISTED = 1000;
-
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
 
 const PANE_FORMAT = [
   "#{pane_id}",
@@ -42,22 +58,40 @@ const PANE_FORMAT = [
   "#{pane_title}",
 ].join("\t");
 
-export type PaneRow = {
-  pane_id: string;
-  pane_pid: number;
-  current_command: string;
-  current_path: string;
-  title: string;
-  session_id: string;
-  window_id: string;
-  pane_index: number;
-  active: boolean;
-  dead: boolean;
-  width: number;
-  height: number;
-  is_caller: boolean;
-  enrolled: boolean;
-};
+/** One pane as list_panes and get_pane_info report it. */
+const PANE_ROW = object([
+  "pane_id",
+  "pane_pid",
+  "current_command",
+  "current_path",
+  "title",
+  "session_id",
+  "window_id",
+  "pane_index",
+  "active",
+  "dead",
+  "width",
+  "height",
+  "is_caller",
+  "enrolled",
+], {
+  pane_id: RESULT_IDS.pane_id,
+  pane_pid: integer(),
+  current_command: string(),
+  current_path: string(),
+  title: string(),
+  session_id: RESULT_IDS.session_id,
+  window_id: RESULT_IDS.window_id,
+  pane_index: integer(),
+  active: boolean(),
+  dead: boolean(),
+  width: integer(),
+  height: integer(),
+  is_caller: boolean(),
+  enrolled: boolean(),
+});
+
+export type PaneRow = Static<typeof PANE_ROW>;
 
 /** Marks the caller's own pane and panes enrolled for tmux_run (only on the bound server). */
 async function paneMarker(context: ServerContext, client: TmuxClient) {
@@ -124,20 +158,30 @@ function tail<T>(items: T[]): { items: T[]; truncated: number } {
   return { items: items.slice(truncated), truncated };
 }
 
-type Targeted = { socket_name?: string };
+const LIST_SESSIONS_OUTPUT = toolOutput(object(["sessions", "truncated"], {
+  sessions: array({
+    items: object(["session_id", "session_name", "windows", "attached", "created"], {
+      session_id: RESULT_IDS.session_id,
+      session_name: string(),
+      windows: integer(),
+      attached: integer(),
+      created: integer(),
+    }),
+  }),
+  truncated: integer({ minimum: 0 }),
+}));
 
-export const listSessionsTool: ToolDefinition = {
+export const listSessionsTool = defineTool({
   name: "list_sessions",
   title: "List sessions",
   toolset: "inspect",
   description:
     "List the sessions on a tmux server with their ids ($N). Use the ids as exact targets. " +
     "For windows use list_windows; for panes (and which one is running this server) use list_panes.",
-  inputSchema: schemas.socketOnlyInput,
-  outputSchema: schemas.listSessionsOutput,
+  inputSchema: SOCKET_ONLY_INPUT,
+  outputSchema: LIST_SESSIONS_OUTPUT,
   annotations: READ_ONLY,
-  handle: async (context, args) => {
-    const { socket_name } = args as Targeted;
+  handle: async (context, { socket_name }) => {
     const out = await tmuxCall(clientFor(context, socket_name), [
       "list-sessions",
       "-F",
@@ -157,20 +201,48 @@ export const listSessionsTool: ToolDefinition = {
     const { items, truncated } = tail(sessions);
     return success({ sessions: items, truncated });
   },
-};
+});
 
-export const listWindowsTool: ToolDefinition = {
+const LIST_WINDOWS_INPUT = toolInput([], {
+  session_id: SESSION_ID,
+  session_name: SESSION_NAME,
+  socket_name: SOCKET_NAME,
+});
+
+const LIST_WINDOWS_OUTPUT = toolOutput(object(["windows", "truncated"], {
+  windows: array({
+    items: object([
+      "window_id",
+      "window_index",
+      "window_name",
+      "session_id",
+      "active",
+      "panes",
+      "layout",
+    ], {
+      window_id: RESULT_IDS.window_id,
+      window_index: integer(),
+      window_name: string(),
+      session_id: RESULT_IDS.session_id,
+      active: boolean(),
+      panes: integer(),
+      layout: string(),
+    }),
+  }),
+  truncated: integer({ minimum: 0 }),
+}));
+
+export const listWindowsTool = defineTool({
   name: "list_windows",
   title: "List windows",
   toolset: "inspect",
   description:
     "List windows (@N ids) of one session (session_id or exact session_name), or of every " +
     "session when none is given. For the panes inside, use list_panes with window_id.",
-  inputSchema: schemas.listWindowsInput,
-  outputSchema: schemas.listWindowsOutput,
+  inputSchema: LIST_WINDOWS_INPUT,
+  outputSchema: LIST_WINDOWS_OUTPUT,
   annotations: READ_ONLY,
-  handle: async (context, args) => {
-    const a = args as Targeted & { session_id?: string; session_name?: string };
+  handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     let scope = ["-a"];
     if (a.session_id !== undefined || a.session_name !== undefined) {
@@ -201,9 +273,23 @@ export const listWindowsTool: ToolDefinition = {
     const { items, truncated } = tail(windows);
     return success({ windows: items, truncated });
   },
-};
+});
 
-export const listPanesTool: ToolDefinition = {
+const LIST_PANES_INPUT = toolInput([], {
+  session_id: SESSION_ID,
+  session_name: SESSION_NAME,
+  window_id: WINDOW_ID,
+  socket_name: SOCKET_NAME,
+});
+
+const LIST_PANES_OUTPUT = toolOutput(
+  object(["panes", "truncated"], {
+    panes: array({ items: PANE_ROW }),
+    truncated: integer({ minimum: 0 }),
+  }),
+);
+
+export const listPanesTool = defineTool({
   name: "list_panes",
   title: "List panes",
   toolset: "inspect",
@@ -211,11 +297,10 @@ export const listPanesTool: ToolDefinition = {
     "List panes (%N ids) with their process, size and path, in a window, a session, or on the " +
     "whole server. is_caller marks the pane this MCP server runs in; enrolled marks panes " +
     "tmux_run may use. For one pane's details use get_pane_info; for its text use capture_pane.",
-  inputSchema: schemas.listPanesInput,
-  outputSchema: schemas.listPanesOutput,
+  inputSchema: LIST_PANES_INPUT,
+  outputSchema: LIST_PANES_OUTPUT,
   annotations: READ_ONLY,
-  handle: async (context, args) => {
-    const a = args as Targeted & { session_id?: string; session_name?: string; window_id?: string };
+  handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const bySession = a.session_id !== undefined || a.session_name !== undefined;
     if (bySession && a.window_id !== undefined) return NEED_ONE_SESSION;
@@ -234,9 +319,23 @@ export const listPanesTool: ToolDefinition = {
     const { items, truncated } = tail(panes.value);
     return success({ panes: items, truncated });
   },
-};
+});
 
-export const getPaneInfoTool: ToolDefinition = {
+const GET_PANE_INFO_INPUT = toolInput(["pane_id"], {
+  pane_id: PANE_ID,
+  socket_name: SOCKET_NAME,
+  format: string({
+    maxLength: 1024,
+    description: "a tmux format to expand for the pane, e.g. #{pane_width}; at most 1024 " +
+      "characters; #(…), E: and T: are refused; default: none",
+  }),
+});
+
+const GET_PANE_INFO_OUTPUT = toolOutput(
+  object(["pane", "format_result"], { pane: PANE_ROW, format_result: nullable("string") }),
+);
+
+export const getPaneInfoTool = defineTool({
   name: "get_pane_info",
   title: "Pane details",
   toolset: "inspect",
@@ -244,11 +343,10 @@ export const getPaneInfoTool: ToolDefinition = {
     "Details of one pane by exact id, optionally expanding a tmux format for it (formats that " +
     "run commands, #(, are refused). To find pane ids use list_panes; for its text use " +
     "capture_pane.",
-  inputSchema: schemas.getPaneInfoInput,
-  outputSchema: schemas.getPaneInfoOutput,
+  inputSchema: GET_PANE_INFO_INPUT,
+  outputSchema: GET_PANE_INFO_OUTPUT,
   annotations: READ_ONLY,
-  handle: async (context, args) => {
-    const a = args as Targeted & { pane_id: string; format?: string };
+  handle: async (context, a) => {
     if (a.format !== undefined && isUnsafeFormat(a.format)) return UNSAFE_FORMAT;
     const client = clientFor(context, a.socket_name);
     const pane = await paneInfo(context, client, a.pane_id);
@@ -261,9 +359,37 @@ export const getPaneInfoTool: ToolDefinition = {
     }
     return success({ pane: pane.value, format_result: formatResult });
   },
-};
+});
 
-export const capturePaneTool: ToolDefinition = {
+const CAPTURE_PANE_INPUT = toolInput(["pane_id"], {
+  pane_id: PANE_ID,
+  socket_name: SOCKET_NAME,
+  start: integer({
+    minimum: -1000000,
+    maximum: 10000,
+    description: "first line to capture: 0 is the top of the visible screen, negative numbers " +
+      "reach into history (-100 is 100 lines up); -1000000 to 10000; default: the top of the " +
+      "screen",
+  }),
+  end: integer({
+    minimum: -1000000,
+    maximum: 10000,
+    description: "last line to capture, numbered like start, -1000000 to 10000; default: the " +
+      "bottom of the screen",
+  }),
+  max_lines: MAX_LINES,
+});
+
+const CAPTURE_PANE_OUTPUT = toolOutput(
+  object(["text", "encoding", "truncated_lines", "truncated_bytes"], {
+    text: string(),
+    encoding: enumOf(["utf-8", "utf-8-escaped"]),
+    truncated_lines: integer({ minimum: 0 }),
+    truncated_bytes: integer({ minimum: 0 }),
+  }),
+);
+
+export const capturePaneTool = defineTool({
   name: "capture_pane",
   title: "Capture pane text",
   toolset: "inspect",
@@ -271,16 +397,10 @@ export const capturePaneTool: ToolDefinition = {
     "The text of one pane: the visible screen, or a line range (negative lines are history). " +
     "Bounded, keeping the tail. To see only what is new since your last look use " +
     "capture_since; to wait for some text to appear use wait_for_text.",
-  inputSchema: schemas.capturePaneInput,
-  outputSchema: schemas.capturePaneOutput,
+  inputSchema: CAPTURE_PANE_INPUT,
+  outputSchema: CAPTURE_PANE_OUTPUT,
   annotations: READ_ONLY,
-  handle: async (context, args) => {
-    const a = args as Targeted & {
-      pane_id: string;
-      start?: number;
-      end?: number;
-      max_lines?: number;
-    };
+  handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
     if (!found.ok) return found.payload;
@@ -293,9 +413,44 @@ export const capturePaneTool: ToolDefinition = {
     const lines = out.value.replace(/\n$/, "").split("\n").map((line) => line.trimEnd());
     return success(bounded(lines, a.max_lines ?? DEFAULT_MAX_LINES));
   },
-};
+});
 
-export const searchPanesTool: ToolDefinition = {
+const SEARCH_PANES_INPUT = toolInput(["pattern"], {
+  pattern: string({
+    minLength: 1,
+    maxLength: 1024,
+    description: "text to look for in each line of every pane's screen and history, 1 to 1024 " +
+      "characters",
+  }),
+  regex: boolean({
+    description: "treat pattern as a JavaScript regular expression tested on each line (default " +
+      "false: literal text)",
+  }),
+  session_id: SESSION_ID,
+  session_name: SESSION_NAME,
+  socket_name: SOCKET_NAME,
+  max_matches: integer({
+    minimum: 1,
+    maximum: 1000,
+    description: "stop after this many matching lines; 1 to 1000, default 100",
+  }),
+});
+
+const SEARCH_PANES_OUTPUT = toolOutput(
+  object(["matches", "panes_searched", "truncated"], {
+    matches: array({
+      items: object(["pane_id", "line", "text"], {
+        pane_id: RESULT_IDS.pane_id,
+        line: integer(),
+        text: string(),
+      }),
+    }),
+    panes_searched: integer({ minimum: 0 }),
+    truncated: boolean(),
+  }),
+);
+
+export const searchPanesTool = defineTool({
   name: "search_panes",
   title: "Search pane text",
   toolset: "inspect",
@@ -303,17 +458,10 @@ export const searchPanesTool: ToolDefinition = {
     "Find which panes show some text (screen and history), on the whole server or in one " +
     "session. Returns matching lines. To wait for text that has not appeared yet use " +
     "wait_for_text; to read one pane use capture_pane.",
-  inputSchema: schemas.searchPanesInput,
-  outputSchema: schemas.searchPanesOutput,
+  inputSchema: SEARCH_PANES_INPUT,
+  outputSchema: SEARCH_PANES_OUTPUT,
   annotations: READ_ONLY,
-  handle: async (context, args) => {
-    const a = args as Targeted & {
-      pattern: string;
-      regex?: boolean;
-      session_id?: string;
-      session_name?: string;
-      max_matches?: number;
-    };
+  handle: async (context, a) => {
     const matcher = lineMatcher(a.pattern, a.regex ?? false);
     if (!matcher) return INVALID_PATTERN;
     const client = clientFor(context, a.socket_name);
@@ -341,7 +489,7 @@ export const searchPanesTool: ToolDefinition = {
     }
     return success({ matches, panes_searched: panes.length, truncated });
   },
-};
+});
 
 export const INVALID_PATTERN = refusal(
   "invalid_pattern",
@@ -358,26 +506,45 @@ export function lineMatcher(pattern: string, regex: boolean): ((text: string) =>
   }
 }
 
-export const showOptionsTool: ToolDefinition = {
+const SHOW_OPTIONS_INPUT = toolInput(["scope"], {
+  scope: enumOf(["server", "session", "window", "pane"], {
+    description: "which options: server, session, window or pane (then give " +
+      "session_id/session_name, window_id or pane_id, or global: true)",
+  }),
+  global: boolean({
+    description: "the global value for the scope instead of one object's (default false)",
+  }),
+  name: string({
+    maxLength: 128,
+    pattern: "^@?[A-Za-z0-9_-]+(\\[[0-9]+\\])?$",
+    description: "one option's name, e.g. history-limit or @my-option, at most 128 characters; " +
+      "default: every option of the scope",
+  }),
+  session_id: SESSION_ID,
+  session_name: SESSION_NAME,
+  window_id: WINDOW_ID,
+  pane_id: PANE_ID,
+  socket_name: SOCKET_NAME,
+});
+
+const SHOW_OPTIONS_OUTPUT = toolOutput(
+  object(["options", "truncated"], {
+    options: array({ items: object(["name", "value"], { name: string(), value: string() }) }),
+    truncated: integer({ minimum: 0 }),
+  }),
+);
+
+export const showOptionsTool = defineTool({
   name: "show_options",
   title: "Show tmux options",
   toolset: "inspect",
   description:
     "Show tmux options for the server, a session, a window or a pane (or their global values), " +
     "optionally one option by name. To see a pane's size or process use get_pane_info.",
-  inputSchema: schemas.showOptionsInput,
-  outputSchema: schemas.showOptionsOutput,
+  inputSchema: SHOW_OPTIONS_INPUT,
+  outputSchema: SHOW_OPTIONS_OUTPUT,
   annotations: READ_ONLY,
-  handle: async (context, args) => {
-    const a = args as Targeted & {
-      scope: "server" | "session" | "window" | "pane";
-      global?: boolean;
-      name?: string;
-      session_id?: string;
-      session_name?: string;
-      window_id?: string;
-      pane_id?: string;
-    };
+  handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const flags: string[] = [];
     if (a.scope === "server") flags.push("-s");
@@ -407,7 +574,7 @@ export const showOptionsTool: ToolDefinition = {
     const { items, truncated } = tail(options);
     return success({ options: items, truncated });
   },
-};
+});
 
 const MISSING_TARGET = refusal(
   "invalid_input",

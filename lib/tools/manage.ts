@@ -1,18 +1,26 @@
 // The tools that change tmux structure and presentation (sessions, windows, splits, names,
 // focus, sizes, layouts, titles) without supplying input to any program. New objects start the
 // user's default shell and nothing else; running something is the execute toolset's job.
-import { schemas } from "../schemas.ts";
-import type { ServerContext, ToolDefinition } from "../server_context.ts";
+import { boolean, enumOf, integer, object, string, toolInput } from "../json_schema.ts";
+import type { ServerContext } from "../server_context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../targets.ts";
 import { refusal, success, type ToolPayload } from "../tool_result.ts";
-
-const CHANGES = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: false,
-};
-const IDEMPOTENT = { ...CHANGES, idempotentHint: true };
+import {
+  CHANGES,
+  defineTool,
+  DONE_OUTPUT,
+  IDEMPOTENT_CHANGE,
+  PANE_ID,
+  PANE_TARGET_INPUT,
+  RESULT_IDS,
+  SESSION_ID,
+  SESSION_NAME,
+  SOCKET_NAME,
+  START_DIRECTORY,
+  toolOutput,
+  WINDOW_ID,
+  WINDOW_TARGET_INPUT,
+} from "./toolkit.ts";
 
 const DUPLICATE = refusal(
   "already_exists",
@@ -43,7 +51,45 @@ async function onExact(
   return out.ok ? success({ target }) : out.payload;
 }
 
-export const createSessionTool: ToolDefinition = {
+const CREATE_SESSION_INPUT = toolInput([], {
+  session_name: string({
+    minLength: 1,
+    maxLength: 128,
+    pattern: "^[^:.\\u0000-\\u001f]+$",
+    description: "name for the new session, at most 128 characters, no ':', '.' or control " +
+      "characters; default: tmux picks a number",
+  }),
+  window_name: string({
+    minLength: 1,
+    maxLength: 128,
+    pattern: "^[^\\u0000-\\u001f]+$",
+    description: "name of the first window, at most 128 characters; default: tmux names it " +
+      "after the running program",
+  }),
+  start_directory: START_DIRECTORY,
+  width: integer({
+    minimum: 10,
+    maximum: 1000,
+    description: "window width in columns, 10 to 1000; default: tmux's default-size (80)",
+  }),
+  height: integer({
+    minimum: 5,
+    maximum: 1000,
+    description: "window height in lines, 5 to 1000; default: tmux's default-size (24)",
+  }),
+  socket_name: SOCKET_NAME,
+});
+
+const CREATED_OUTPUT = toolOutput(
+  object(["session_id", "window_id", "pane_id"], {
+    session_id: RESULT_IDS.session_id,
+    session_name: string(),
+    window_id: RESULT_IDS.window_id,
+    pane_id: RESULT_IDS.pane_id,
+  }),
+);
+
+export const createSessionTool = defineTool({
   name: "create_session",
   title: "Create session",
   toolset: "manage",
@@ -51,17 +97,10 @@ export const createSessionTool: ToolDefinition = {
     "Create a detached session running the default shell (starting the tmux server if needed), " +
     "and return its session, window and pane ids. To add a window to an existing session use " +
     "create_window; to run a command in the new pane use run_command.",
-  inputSchema: schemas.createSessionInput,
-  outputSchema: schemas.createdOutput,
+  inputSchema: CREATE_SESSION_INPUT,
+  outputSchema: CREATED_OUTPUT,
   annotations: CHANGES,
-  handle: async (context, args) => {
-    const a = args as Socket & {
-      session_name?: string;
-      window_name?: string;
-      start_directory?: string;
-      width?: number;
-      height?: number;
-    };
+  handle: async (context, a) => {
     const out = await tmuxCall(clientFor(context, a.socket_name), [
       "new-session",
       "-d",
@@ -79,25 +118,33 @@ export const createSessionTool: ToolDefinition = {
     }
     return created(out.value);
   },
-};
+});
 
-export const createWindowTool: ToolDefinition = {
+const CREATE_WINDOW_INPUT = toolInput([], {
+  session_id: SESSION_ID,
+  session_name: SESSION_NAME,
+  window_name: string({
+    minLength: 1,
+    maxLength: 128,
+    pattern: "^[^\\u0000-\\u001f]+$",
+    description: "name of the new window, at most 128 characters; default: tmux names it after " +
+      "the running program",
+  }),
+  start_directory: START_DIRECTORY,
+  socket_name: SOCKET_NAME,
+});
+
+export const createWindowTool = defineTool({
   name: "create_window",
   title: "Create window",
   toolset: "manage",
   description:
     "Add a window running the default shell to a session (session_id or exact session_name), " +
     "without switching to it. To divide an existing window use split_window.",
-  inputSchema: schemas.createWindowInput,
-  outputSchema: schemas.createdOutput,
+  inputSchema: CREATE_WINDOW_INPUT,
+  outputSchema: CREATED_OUTPUT,
   annotations: CHANGES,
-  handle: async (context, args) => {
-    const a = args as Socket & {
-      session_id?: string;
-      session_name?: string;
-      window_name?: string;
-      start_directory?: string;
-    };
+  handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const session = await resolveSession(client, a);
     if (!session.ok) return session.payload;
@@ -114,25 +161,34 @@ export const createWindowTool: ToolDefinition = {
     ]);
     return out.ok ? created(out.value) : out.payload;
   },
-};
+});
 
-export const splitWindowTool: ToolDefinition = {
+const SPLIT_WINDOW_INPUT = toolInput(["pane_id"], {
+  pane_id: PANE_ID,
+  direction: enumOf(["horizontal", "vertical"], {
+    description: "horizontal: side by side; vertical: one above the other (default vertical)",
+  }),
+  size_percent: integer({
+    minimum: 1,
+    maximum: 99,
+    description: "size of the new pane as a percentage of the pane split, 1 to 99; default: " +
+      "half",
+  }),
+  start_directory: START_DIRECTORY,
+  socket_name: SOCKET_NAME,
+});
+
+export const splitWindowTool = defineTool({
   name: "split_window",
   title: "Split pane",
   toolset: "manage",
   description:
     "Split a pane (exact %N) into two; the new pane runs the default shell and its id is " +
     "returned. horizontal puts them side by side. For a new window use create_window.",
-  inputSchema: schemas.splitWindowInput,
-  outputSchema: schemas.createdOutput,
+  inputSchema: SPLIT_WINDOW_INPUT,
+  outputSchema: CREATED_OUTPUT,
   annotations: CHANGES,
-  handle: async (context, args) => {
-    const a = args as Socket & {
-      pane_id: string;
-      direction?: "horizontal" | "vertical";
-      size_percent?: number;
-      start_directory?: string;
-    };
+  handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
     if (!found.ok) return found.payload;
@@ -150,20 +206,32 @@ export const splitWindowTool: ToolDefinition = {
     ]);
     return out.ok ? created(out.value) : out.payload;
   },
-};
+});
 
-export const renameSessionTool: ToolDefinition = {
+const RENAME_SESSION_INPUT = toolInput(["new_name"], {
+  session_id: SESSION_ID,
+  session_name: SESSION_NAME,
+  new_name: string({
+    minLength: 1,
+    maxLength: 128,
+    pattern: "^[^:.\\u0000-\\u001f]+$",
+    description: "the session's new name, 1 to 128 characters, no ':', '.' or control " +
+      "characters",
+  }),
+  socket_name: SOCKET_NAME,
+});
+
+export const renameSessionTool = defineTool({
   name: "rename_session",
   title: "Rename session",
   toolset: "manage",
   description:
     "Rename a session (session_id or exact session_name). For a window use rename_window; " +
     "for a pane's title use set_pane_title.",
-  inputSchema: schemas.renameSessionInput,
-  outputSchema: schemas.doneOutput,
-  annotations: IDEMPOTENT,
-  handle: async (context, args) => {
-    const a = args as Socket & { session_id?: string; session_name?: string; new_name: string };
+  inputSchema: RENAME_SESSION_INPUT,
+  outputSchema: DONE_OUTPUT,
+  annotations: IDEMPOTENT_CHANGE,
+  handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const session = await resolveSession(client, a);
     if (!session.ok) return session.payload;
@@ -171,18 +239,28 @@ export const renameSessionTool: ToolDefinition = {
     if (!out.ok) return out.payload.error.code === "tmux_failed" ? DUPLICATE : out.payload;
     return success({ target: session.value });
   },
-};
+});
 
-export const renameWindowTool: ToolDefinition = {
+const RENAME_WINDOW_INPUT = toolInput(["window_id", "new_name"], {
+  window_id: WINDOW_ID,
+  new_name: string({
+    minLength: 1,
+    maxLength: 128,
+    pattern: "^[^\\u0000-\\u001f]+$",
+    description: "the window's new name, 1 to 128 characters, no control characters",
+  }),
+  socket_name: SOCKET_NAME,
+});
+
+export const renameWindowTool = defineTool({
   name: "rename_window",
   title: "Rename window",
   toolset: "manage",
   description: "Rename a window (exact @N). For a session use rename_session.",
-  inputSchema: schemas.renameWindowInput,
-  outputSchema: schemas.doneOutput,
-  annotations: IDEMPOTENT,
-  handle: (context, args) => {
-    const a = args as Socket & { window_id: string; new_name: string };
+  inputSchema: RENAME_WINDOW_INPUT,
+  outputSchema: DONE_OUTPUT,
+  annotations: IDEMPOTENT_CHANGE,
+  handle: (context, a) => {
     return onExact(context, a, a.window_id, "#{window_id}", [
       "rename-window",
       "-t",
@@ -191,52 +269,68 @@ export const renameWindowTool: ToolDefinition = {
       a.new_name,
     ]);
   },
-};
+});
 
-export const selectWindowTool: ToolDefinition = {
+export const selectWindowTool = defineTool({
   name: "select_window",
   title: "Select window",
   toolset: "manage",
   description:
     "Make a window (exact @N) the current one in its session, for people watching. Tools never " +
     "need this: they take exact ids. For a pane use select_pane.",
-  inputSchema: schemas.windowTargetInput,
-  outputSchema: schemas.doneOutput,
-  annotations: IDEMPOTENT,
-  handle: (context, args) => {
-    const a = args as Socket & { window_id: string };
+  inputSchema: WINDOW_TARGET_INPUT,
+  outputSchema: DONE_OUTPUT,
+  annotations: IDEMPOTENT_CHANGE,
+  handle: (context, a) => {
     return onExact(context, a, a.window_id, "#{window_id}", ["select-window", "-t", a.window_id]);
   },
-};
+});
 
-export const selectPaneTool: ToolDefinition = {
+export const selectPaneTool = defineTool({
   name: "select_pane",
   title: "Select pane",
   toolset: "manage",
   description:
     "Make a pane (exact %N) the active one in its window, for people watching. Tools never " +
     "need this: they take exact ids. For a window use select_window.",
-  inputSchema: schemas.paneTargetInput,
-  outputSchema: schemas.doneOutput,
-  annotations: IDEMPOTENT,
-  handle: (context, args) => {
-    const a = args as Socket & { pane_id: string };
+  inputSchema: PANE_TARGET_INPUT,
+  outputSchema: DONE_OUTPUT,
+  annotations: IDEMPOTENT_CHANGE,
+  handle: (context, a) => {
     return onExact(context, a, a.pane_id, "#{pane_id}", ["select-pane", "-t", a.pane_id]);
   },
-};
+});
 
-export const resizePaneTool: ToolDefinition = {
+const RESIZE_PANE_INPUT = toolInput(["pane_id"], {
+  pane_id: PANE_ID,
+  width: integer({
+    minimum: 1,
+    maximum: 1000,
+    description: "new width in columns, 1 to 1000; default: unchanged",
+  }),
+  height: integer({
+    minimum: 1,
+    maximum: 1000,
+    description: "new height in lines, 1 to 1000; default: unchanged",
+  }),
+  zoom: boolean({
+    description: "toggle the pane's zoom instead of resizing (default false); give width, " +
+      "height or zoom",
+  }),
+  socket_name: SOCKET_NAME,
+});
+
+export const resizePaneTool = defineTool({
   name: "resize_pane",
   title: "Resize or zoom pane",
   toolset: "manage",
   description:
     "Resize a pane (exact %N) to a width and/or height in cells, or toggle its zoom. To " +
     "rearrange all panes of a window use select_layout.",
-  inputSchema: schemas.resizePaneInput,
-  outputSchema: schemas.doneOutput,
+  inputSchema: RESIZE_PANE_INPUT,
+  outputSchema: DONE_OUTPUT,
   annotations: CHANGES,
-  handle: (context, args) => {
-    const a = args as Socket & { pane_id: string; width?: number; height?: number; zoom?: boolean };
+  handle: (context, a) => {
     if (!a.zoom && a.width === undefined && a.height === undefined) {
       return Promise.resolve(NOTHING_TO_DO);
     }
@@ -249,20 +343,31 @@ export const resizePaneTool: ToolDefinition = {
       ...(a.height !== undefined ? ["-y", String(a.height)] : []),
     ]);
   },
-};
+});
 
-export const selectLayoutTool: ToolDefinition = {
+const SELECT_LAYOUT_INPUT = toolInput(["window_id", "layout"], {
+  window_id: WINDOW_ID,
+  layout: enumOf(
+    ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"],
+    {
+      description: "one of tmux's preset layouts: even-horizontal, even-vertical, " +
+        "main-horizontal, main-vertical, tiled",
+    },
+  ),
+  socket_name: SOCKET_NAME,
+});
+
+export const selectLayoutTool = defineTool({
   name: "select_layout",
   title: "Apply window layout",
   toolset: "manage",
   description:
     "Arrange a window's panes (exact @N) in one of tmux's preset layouts. For one pane's size " +
     "use resize_pane.",
-  inputSchema: schemas.selectLayoutInput,
-  outputSchema: schemas.doneOutput,
-  annotations: IDEMPOTENT,
-  handle: (context, args) => {
-    const a = args as Socket & { window_id: string; layout: string };
+  inputSchema: SELECT_LAYOUT_INPUT,
+  outputSchema: DONE_OUTPUT,
+  annotations: IDEMPOTENT_CHANGE,
+  handle: (context, a) => {
     return onExact(context, a, a.window_id, "#{window_id}", [
       "select-layout",
       "-t",
@@ -270,19 +375,28 @@ export const selectLayoutTool: ToolDefinition = {
       a.layout,
     ]);
   },
-};
+});
 
-export const setPaneTitleTool: ToolDefinition = {
+const SET_PANE_TITLE_INPUT = toolInput(["pane_id", "title"], {
+  pane_id: PANE_ID,
+  title: string({
+    maxLength: 256,
+    pattern: "^[^\\u0000-\\u001f]*$",
+    description: "the pane's new title, at most 256 characters, no control characters",
+  }),
+  socket_name: SOCKET_NAME,
+});
+
+export const setPaneTitleTool = defineTool({
   name: "set_pane_title",
   title: "Set pane title",
   toolset: "manage",
   description: "Set a pane's title (exact %N), e.g. to label what runs there; list_panes and " +
     "get_pane_info report it. For window names use rename_window.",
-  inputSchema: schemas.setPaneTitleInput,
-  outputSchema: schemas.doneOutput,
-  annotations: IDEMPOTENT,
-  handle: (context, args) => {
-    const a = args as Socket & { pane_id: string; title: string };
+  inputSchema: SET_PANE_TITLE_INPUT,
+  outputSchema: DONE_OUTPUT,
+  annotations: IDEMPOTENT_CHANGE,
+  handle: (context, a) => {
     return onExact(context, a, a.pane_id, "#{pane_id}", [
       "select-pane",
       "-t",
@@ -291,7 +405,7 @@ export const setPaneTitleTool: ToolDefinition = {
       a.title,
     ]);
   },
-};
+});
 
 export const MANAGE_TOOLS = [
   createSessionTool,

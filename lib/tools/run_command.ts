@@ -13,12 +13,31 @@ import { pasteIntoPane } from "../paste.ts";
 import { bounded, cursorLine, DEFAULT_MAX_LINES, type Snapshot, snapshot } from "../capture.ts";
 import { containsCaller } from "../caller.ts";
 import { randomHex } from "../ids.ts";
-import { schemas } from "../schemas.ts";
-import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context.ts";
+import {
+  boolean,
+  enumOf,
+  integer,
+  nullable,
+  number,
+  object,
+  type Static,
+  string,
+  toolInput,
+} from "../json_schema.ts";
+import type { ServerContext, ToolExtra } from "../server_context.ts";
 import { clientFor } from "../targets.ts";
 import { socketPath, type TmuxClient } from "../tmux.ts";
 import { refusal, success, type ToolPayload } from "../tool_result.ts";
-import { CANCELLED, effectiveTimeout, pause } from "./waiting.ts";
+import {
+  CANCELLED,
+  defineTool,
+  effectiveTimeout,
+  MAX_LINES,
+  PANE_ID,
+  pause,
+  SOCKET_NAME,
+  toolOutput,
+} from "./toolkit.ts";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
 const POLL_MS = 50;
@@ -131,16 +150,56 @@ export function typedLine(command: string, id: string, suppressHistory: boolean)
     `printf '%s%s:%s\\n' __MCP_DONE_ ${id} "$?"`;
 }
 
-type RunArgs = {
-  pane_id: string;
-  command: string;
-  timeout?: number;
-  suppress_history?: boolean;
-  max_lines?: number;
-  socket_name?: string;
-};
+const RUN_COMMAND_INPUT = toolInput(["pane_id", "command"], {
+  pane_id: PANE_ID,
+  command: string({
+    minLength: 1,
+    maxLength: 65536,
+    pattern: "^[^\\u0000]*$",
+    description: "the shell command line to run (several lines, heredocs and quotes are fine), " +
+      "1 to 65536 characters, no NUL. It runs in a subshell: exit N reports N; cd and export do " +
+      "not persist",
+  }),
+  timeout: number({
+    exclusiveMinimum: 0,
+    description: "seconds to wait for the command, more than 0; default and maximum: the " +
+      "server's wait ceiling (30 unless LIBTMUX_MCP_WAIT_MAX_SECONDS sets 1 to 120). A longer " +
+      "request is clamped to the ceiling, not rejected; effective_timeout reports the value " +
+      "used",
+  }),
+  suppress_history: boolean({
+    description: "best effort: prefix a space so shells that ignore such lines keep it out of " +
+      "history (default true)",
+  }),
+  max_lines: MAX_LINES,
+  socket_name: SOCKET_NAME,
+});
 
-export const runCommandTool: ToolDefinition = {
+const RUN_COMMAND_OUTPUT = toolOutput(
+  object([
+    "exit_status",
+    "timed_out",
+    "output",
+    "encoding",
+    "truncated_lines",
+    "truncated_bytes",
+    "effective_timeout",
+    "note",
+  ], {
+    exit_status: nullable("integer"),
+    timed_out: boolean(),
+    output: string(),
+    encoding: enumOf(["utf-8", "utf-8-escaped"]),
+    truncated_lines: integer({ minimum: 0 }),
+    truncated_bytes: integer({ minimum: 0 }),
+    effective_timeout: number(),
+    note: nullable("string"),
+  }),
+);
+
+type RunArgs = Static<typeof RUN_COMMAND_INPUT>;
+
+export const runCommandTool = defineTool({
   name: "run_command",
   title: "Run a shell command and get its exit status",
   toolset: "execute",
@@ -158,21 +217,20 @@ export const runCommandTool: ToolDefinition = {
     "leading space) is on by default and best-effort. For keystrokes into a TUI or REPL use " +
     "send_keys; for text produced by something else use wait_for_text; in a pane enrolled " +
     "for tmux_run, prefer tmux_run.",
-  inputSchema: schemas.runCommandInput,
-  outputSchema: schemas.runCommandOutput,
+  inputSchema: RUN_COMMAND_INPUT,
+  outputSchema: RUN_COMMAND_OUTPUT,
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,
     idempotentHint: false,
     openWorldHint: true,
   },
-  handle: (context, args, extra) => {
-    const a = args as RunArgs;
+  handle: (context, a, extra) => {
     const client = clientFor(context, a.socket_name);
     const key = `${socketPath(client.socket)}\n${a.pane_id}`;
     return serialised(key, () => runCommand(context, client, key, a, extra));
   },
-};
+});
 
 async function runCommand(
   context: ServerContext,

@@ -2,18 +2,102 @@
 // enrolled. It asks tmux only with a command that fails rather than starting a daemon, so
 // looking never creates a tmux server.
 import { MAX_ENROLLMENTS } from "../enrollment.ts";
-import { schemas } from "../schemas.ts";
-import type { ToolDefinition } from "../server_context.ts";
+import {
+  array,
+  boolean,
+  constant,
+  DIALECT,
+  enumOf,
+  integer,
+  nullable,
+  object,
+  type Schema,
+  string,
+} from "../json_schema.ts";
 import { runTmux, socketPath } from "../tmux.ts";
 import { success } from "../tool_result.ts";
 import {
   DEFAULT_OUTPUT_LIMIT,
+  defineTool,
   MAX_CONCURRENT_RUNS,
   MAX_OUTPUT_LIMIT,
   MAX_SCRIPT_BYTES,
-} from "./tmux_run.ts";
+  toolOutput,
+} from "./toolkit.ts";
 
-export const tmuxCapabilitiesTool: ToolDefinition = {
+const NO_ARGUMENTS: Schema<Record<string, never>> = {
+  $schema: DIALECT,
+  type: "object",
+  additionalProperties: false,
+  properties: {},
+};
+
+const TMUX_CAPABILITIES_OUTPUT = toolOutput(
+  object([
+    "generation",
+    "tmux",
+    "enabled_tools",
+    "limits",
+    "authored_run",
+    "enrolled_panes",
+    "pending_invitations",
+  ], {
+    generation: string({ pattern: "^[a-f0-9]{32}$" }),
+    tmux: object(["version", "pid", "socket_path", "running"], {
+      version: nullable("string"),
+      pid: nullable("integer"),
+      socket_path: string(),
+      running: boolean(),
+    }),
+    enabled_tools: array({ items: string() }),
+    limits: object([
+      "max_enrollments",
+      "max_script_bytes",
+      "default_run_output_bytes",
+      "max_run_output_bytes",
+      "run_deadline_seconds",
+      "enrollment_lifetime_seconds",
+      "max_response_bytes",
+      "max_concurrent_runs",
+    ], {
+      max_enrollments: integer(),
+      max_script_bytes: integer(),
+      default_run_output_bytes: integer(),
+      max_run_output_bytes: integer(),
+      run_deadline_seconds: integer(),
+      enrollment_lifetime_seconds: integer(),
+      max_response_bytes: integer(),
+      max_concurrent_runs: integer(),
+    }),
+    authored_run: object([
+      "availability",
+      "shell_profile",
+      "enrollment",
+      "authorization",
+      "stdin",
+      "persistent_shell_changes",
+      "descendant_termination",
+    ], {
+      availability: enumOf(["conditional", "unsupported"]),
+      shell_profile: constant("zsh-5.9-zle"),
+      enrollment: constant("explicit_source"),
+      authorization: constant("exact_generation_at_queue_grant"),
+      stdin: constant("closed"),
+      persistent_shell_changes: constant(false),
+      descendant_termination: constant("unobserved"),
+    }),
+    enrolled_panes: array({
+      items: object(["pane_id", "enrollment_generation", "busy"], {
+        pane_id: string({ pattern: "^%[0-9]+$" }),
+        enrollment_generation: string({ pattern: "^[a-f0-9]{32}$" }),
+        busy: boolean(),
+      }),
+    }),
+    pending_invitations: array({ items: string({ pattern: "^%[0-9]+$" }) }),
+  }),
+);
+
+export const tmuxCapabilitiesTool = defineTool({
   name: "tmux_capabilities",
   title: "Server capabilities and tmux_run generation",
   toolset: "inspect",
@@ -21,8 +105,8 @@ export const tmuxCapabilitiesTool: ToolDefinition = {
     "target.generation to tmux_run; an enrolled pane's enrollment_generation is not it), the " +
     "tmux version and pid, enabled tools, limits, and which panes are enrolled for tmux_run. " +
     "Call it first before tmux_run. To list every pane, use list_panes.",
-  inputSchema: schemas.emptyInput,
-  outputSchema: schemas.capabilitiesOutput,
+  inputSchema: NO_ARGUMENTS,
+  outputSchema: TMUX_CAPABILITIES_OUTPUT,
   annotations: {
     readOnlyHint: true,
     destructiveHint: false,
@@ -72,4 +156,4 @@ export const tmuxCapabilitiesTool: ToolDefinition = {
       pending_invitations: enrollments?.pendingInvitations() ?? [],
     });
   },
-};
+});

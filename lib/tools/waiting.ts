@@ -14,11 +14,32 @@ import {
   type Snapshot,
   snapshot,
 } from "../capture.ts";
-import { schemas } from "../schemas.ts";
-import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context.ts";
+import {
+  array,
+  boolean,
+  enumOf,
+  integer,
+  nullable,
+  number,
+  object,
+  type Static,
+  string,
+  toolInput,
+} from "../json_schema.ts";
+import type { ServerContext, ToolExtra } from "../server_context.ts";
 import { clientFor } from "../targets.ts";
 import { refusal, success, type ToolPayload } from "../tool_result.ts";
-import { READ_ONLY } from "./inspect.ts";
+import {
+  CANCELLED,
+  defineTool,
+  effectiveTimeout,
+  MAX_LINES,
+  PANE_ID,
+  pause,
+  READ_ONLY,
+  SOCKET_NAME,
+  toolOutput,
+} from "./toolkit.ts";
 
 const POLL_MS = 100;
 
@@ -26,26 +47,6 @@ export const INVALID_CURSOR = refusal(
   "invalid_cursor",
   "the cursor is not one this server issued for that pane; call capture_since without one",
 );
-export const CANCELLED = refusal("cancelled", "the request was cancelled");
-
-/** The request's timeout, clamped to the configured wait ceiling. */
-export function effectiveTimeout(context: ServerContext, requested: number | undefined): number {
-  const ceiling = context.config.waitMaxSeconds;
-  return Math.min(requested ?? ceiling, ceiling);
-}
-
-/** Resolves after `ms`, or at once when `signal` is aborted. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
-}
 
 function cursorFor(paneId: string, text: string | undefined): Cursor | null | undefined {
   if (text === undefined) return undefined;
@@ -53,7 +54,45 @@ function cursorFor(paneId: string, text: string | undefined): Cursor | null | un
   return cursor && cursor.paneId === paneId ? cursor : null;
 }
 
-export const captureSinceTool: ToolDefinition = {
+const CURSOR = string({
+  minLength: 4,
+  maxLength: 65536,
+  description: "an opaque cursor returned by capture_since or wait_for_text for this pane; " +
+    "omit it to start from the current screen",
+});
+
+const CAPTURE_SINCE_INPUT = toolInput(["pane_id"], {
+  pane_id: PANE_ID,
+  socket_name: SOCKET_NAME,
+  cursor: CURSOR,
+  max_lines: MAX_LINES,
+});
+
+const CAPTURE_SINCE_OUTPUT = toolOutput(
+  object([
+    "text",
+    "encoding",
+    "truncated_lines",
+    "truncated_bytes",
+    "cursor",
+    "lines_missed",
+    "missed_reason",
+  ], {
+    text: string(),
+    encoding: enumOf(["utf-8", "utf-8-escaped"]),
+    truncated_lines: integer({ minimum: 0 }),
+    truncated_bytes: integer({ minimum: 0 }),
+    cursor: string({
+      minLength: 4,
+      maxLength: 65536,
+      description: "an opaque cursor from capture_since or wait_for_text",
+    }),
+    lines_missed: boolean(),
+    missed_reason: enumOf([null, "respawned", "history_changed"]),
+  }),
+);
+
+export const captureSinceTool = defineTool({
   name: "capture_since",
   title: "New pane output since a cursor",
   toolset: "inspect",
@@ -62,16 +101,10 @@ export const captureSinceTool: ToolDefinition = {
     "cursor it returns only lines that arrived since, and lines_missed when history was " +
     "trimmed or cleared or the pane respawned. To block until some text appears use " +
     "wait_for_text; for a one-off look use capture_pane.",
-  inputSchema: schemas.captureSinceInput,
-  outputSchema: schemas.captureSinceOutput,
+  inputSchema: CAPTURE_SINCE_INPUT,
+  outputSchema: CAPTURE_SINCE_OUTPUT,
   annotations: { ...READ_ONLY, idempotentHint: false },
-  handle: async (context, args, extra) => {
-    const a = args as {
-      pane_id: string;
-      cursor?: string;
-      max_lines?: number;
-      socket_name?: string;
-    };
+  handle: async (context, a, extra) => {
     const cursor = cursorFor(a.pane_id, a.cursor);
     if (cursor === null) return INVALID_CURSOR;
     const shot = await snapshot(clientFor(context, a.socket_name), a.pane_id, extra.signal);
@@ -91,7 +124,7 @@ export const captureSinceTool: ToolDefinition = {
       missed_reason: seen.reason,
     });
   },
-};
+});
 
 type Hit = { line: number; index: number; text: string };
 type Finder = (line: string) => { index: number; text: string } | null;
@@ -147,7 +180,61 @@ export function untilNextLook(deadline: number, signal: AbortSignal): Promise<vo
   return pause(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
 }
 
-export const waitForTextTool: ToolDefinition = {
+const WAIT_FOR_TEXT_INPUT = toolInput(["pane_id", "patterns"], {
+  pane_id: PANE_ID,
+  socket_name: SOCKET_NAME,
+  patterns: array({
+    minItems: 1,
+    maxItems: 16,
+    items: string({ minLength: 1, maxLength: 1024 }),
+    description: "1 to 16 patterns, each 1 to 1024 characters; the wait ends when new output " +
+      "matches any of them. Each is tested against one line at a time (literal text, or a regex " +
+      "with regex: true)",
+  }),
+  regex: boolean({
+    description: "treat patterns and stop as JavaScript regular expressions, tested line by " +
+      "line so ^ and $ anchor lines (default false: literal text)",
+  }),
+  ignore_case: boolean({
+    description: "match patterns and stop without regard to letter case (default false)",
+  }),
+  stop: array({
+    minItems: 0,
+    maxItems: 16,
+    items: string({ minLength: 1, maxLength: 1024 }),
+    description: "0 to 16 patterns (same form as patterns) that end the wait with outcome " +
+      "stopped when one appears first; default none",
+  }),
+  timeout: number({
+    exclusiveMinimum: 0,
+    description: "seconds to wait, more than 0; default and maximum: the server's wait ceiling " +
+      "(30 unless LIBTMUX_MCP_WAIT_MAX_SECONDS sets 1 to 120). A longer request is clamped to " +
+      "the ceiling, not rejected; effective_timeout reports the value used",
+  }),
+  cursor: CURSOR,
+});
+
+const WAIT_FOR_TEXT_OUTPUT = toolOutput(
+  object([
+    "outcome",
+    "matched_text",
+    "pattern_index",
+    "effective_timeout",
+    "cursor",
+    "lines_missed",
+    "last_lines",
+  ], {
+    outcome: enumOf(["matched", "stopped", "timeout", "pane_dead"]),
+    matched_text: nullable("string"),
+    pattern_index: nullable("integer"),
+    effective_timeout: number(),
+    cursor: nullable("string"),
+    lines_missed: boolean(),
+    last_lines: nullable("string"),
+  }),
+);
+
+export const waitForTextTool = defineTool({
   name: "wait_for_text",
   title: "Wait for text in a pane",
   toolset: "inspect",
@@ -161,22 +248,13 @@ export const waitForTextTool: ToolDefinition = {
     "maximum the server's wait ceiling (30 s unless configured): longer requests are " +
     "clamped, and effective_timeout says what was used. For a command you author and want " +
     "the exit status of, use run_command instead.",
-  inputSchema: schemas.waitForTextInput,
-  outputSchema: schemas.waitForTextOutput,
+  inputSchema: WAIT_FOR_TEXT_INPUT,
+  outputSchema: WAIT_FOR_TEXT_OUTPUT,
   annotations: { ...READ_ONLY, idempotentHint: false },
-  handle: (context, args, extra) => waitForText(context, args as WaitArgs, extra),
-};
+  handle: (context, a, extra) => waitForText(context, a, extra),
+});
 
-type WaitArgs = {
-  pane_id: string;
-  patterns: string[];
-  regex?: boolean;
-  ignore_case?: boolean;
-  stop?: string[];
-  timeout?: number;
-  cursor?: string;
-  socket_name?: string;
-};
+type WaitArgs = Static<typeof WAIT_FOR_TEXT_INPUT>;
 
 async function waitForText(
   context: ServerContext,

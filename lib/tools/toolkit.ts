@@ -1,0 +1,254 @@
+// What the tool files share, so none of them imports another: the way a tool is defined (its
+// handler typed by its input schema), the parameter and result blocks many schemas repeat
+// (written once here and composed into self-contained schemas), annotation presets, common
+// refusals, tmux_run's limits (which tmux_capabilities reports), and how waits are bounded and
+// paused.
+import type { Containment } from "../caller.ts";
+import {
+  DIALECT,
+  enumOf,
+  integer,
+  type JsonSchema,
+  object,
+  type Schema,
+  string,
+  toolInput,
+} from "../json_schema.ts";
+import { inputProblems, isValid } from "../schemas.ts";
+import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context.ts";
+import { refusal, type ToolPayload } from "../tool_result.ts";
+
+/** A tool whose handler receives the type its input schema accepts. */
+type TypedTool<T> = Omit<ToolDefinition, "inputSchema" | "handle"> & {
+  inputSchema: Schema<T>;
+  handle: (context: ServerContext, args: T, extra: ToolExtra) => Promise<ToolPayload>;
+};
+
+/**
+ * A catalog entry from a typed tool. The server validates every call's arguments before a
+ * handler runs; this checks again, as the type guard that turns `unknown` into the handler's
+ * type, and answers arguments that do not fit the way the server does.
+ */
+export function defineTool<T>(tool: TypedTool<T>): ToolDefinition {
+  return {
+    ...tool,
+    handle: (context, args, extra) => {
+      if (isValid(tool.inputSchema, args)) return tool.handle(context, args, extra);
+      const problems = inputProblems(tool.inputSchema, args) ?? "they do not match the schema";
+      return Promise.resolve(refusal("invalid_input", `invalid arguments: ${problems}`));
+    },
+  };
+}
+
+// Parameters: how a call names a tmux server and the objects on it.
+
+export const SOCKET_NAME = string({
+  minLength: 1,
+  maxLength: 100,
+  pattern: "^[A-Za-z0-9._-]+$",
+  description: "reach the tmux server with this socket name (tmux -L) for this call only; " +
+    "default: the server this MCP server is bound to",
+});
+
+export const PANE_ID = string({
+  pattern: "^%[0-9]+$",
+  maxLength: 32,
+  description: "exact pane id, e.g. %3 (list_panes gives them)",
+});
+
+export const WINDOW_ID = string({
+  pattern: "^@[0-9]+$",
+  maxLength: 32,
+  description: "exact window id, e.g. @2 (list_windows gives them)",
+});
+
+export const SESSION_ID = string({
+  pattern: "^\\$[0-9]+$",
+  maxLength: 32,
+  description:
+    "exact session id, e.g. $1 (list_sessions gives them); give this or session_name, not both",
+});
+
+export const SESSION_NAME = string({
+  minLength: 1,
+  maxLength: 128,
+  pattern: "^[^:.\\u0000-\\u001f]+$",
+  description: "exact session name, matched exactly, never as a prefix; at most 128 " +
+    "characters, no ':', '.' or control characters; give this or session_id, not both",
+});
+
+export const START_DIRECTORY = string({
+  minLength: 1,
+  maxLength: 4096,
+  description: "working directory for the new shell, an absolute path (at most 4096 " +
+    "characters); default: tmux's choice (the session's directory)",
+});
+
+export const MAX_LINES = integer({
+  minimum: 1,
+  maximum: 10000,
+  description: "keep at most this many lines, the last ones; 1 to 10000, default 1000",
+});
+
+export const SOCKET_ONLY_INPUT = toolInput([], { socket_name: SOCKET_NAME });
+export const PANE_TARGET_INPUT = toolInput(["pane_id"], {
+  pane_id: PANE_ID,
+  socket_name: SOCKET_NAME,
+});
+export const WINDOW_TARGET_INPUT = toolInput(["window_id"], {
+  window_id: WINDOW_ID,
+  socket_name: SOCKET_NAME,
+});
+export const SESSION_TARGET_INPUT = toolInput([], {
+  session_id: SESSION_ID,
+  session_name: SESSION_NAME,
+  socket_name: SOCKET_NAME,
+});
+
+// Results: every tool answers `{ok: true, data}` or the one failure shape (tool_result.ts).
+
+/** The ids as results carry them (no hint where to find them: the result is where). */
+export const RESULT_IDS = {
+  pane_id: string({ pattern: "^%[0-9]+$", maxLength: 32, description: "exact pane id, e.g. %3" }),
+  window_id: string({
+    pattern: "^@[0-9]+$",
+    maxLength: 32,
+    description: "exact window id, e.g. @2",
+  }),
+  session_id: string({
+    pattern: "^\\$[0-9]+$",
+    maxLength: 32,
+    description: "exact session id, e.g. $1",
+  }),
+};
+
+const FAILURE = {
+  type: "object",
+  additionalProperties: false,
+  required: ["ok", "error"],
+  properties: {
+    ok: { const: false },
+    error: {
+      type: "object",
+      additionalProperties: false,
+      required: ["code", "message", "delivery"],
+      properties: {
+        code: { type: "string" },
+        message: { type: "string" },
+        delivery: enumOf(["not_sent", "possibly_sent", "observed"]),
+      },
+    },
+  },
+};
+
+/** A tool's output schema: success carrying `data`, or the failure, defined inside it. */
+export function toolOutput(data: JsonSchema): JsonSchema {
+  return {
+    $schema: DIALECT,
+    type: "object",
+    oneOf: [
+      {
+        type: "object",
+        additionalProperties: false,
+        required: ["ok", "data"],
+        properties: { ok: { const: true }, data },
+      },
+      { $ref: "#/$defs/failure" },
+    ],
+    $defs: { failure: FAILURE },
+  };
+}
+
+/** The result of a tool that changed one object (or the global environment). */
+export const DONE_OUTPUT = toolOutput(
+  object(["target"], { target: string({ pattern: "^([%@$][0-9]+|global)$" }) }),
+);
+
+// Annotations: what a client may assume about a tool's effects.
+
+export const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/** Changes tmux structure or presentation, supplying no input to any program. */
+export const CHANGES = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+export const IDEMPOTENT_CHANGE = { ...CHANGES, idempotentHint: true };
+
+/** Supplies input to programs or starts them: what follows is up to them. */
+export const PROGRAM_INPUT = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+/** Removes tmux objects or retained history. */
+export const DESTRUCTIVE = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+
+// Refusals more than one tool gives.
+
+export const CANCELLED = refusal("cancelled", "the request was cancelled");
+
+export type Scope = "pane" | "window" | "session" | "server";
+
+/**
+ * The refusal for removing (or killing the program of) an object that holds this MCP server:
+ * it names the level and the object, and whether that was established or merely not ruled out.
+ */
+export function containsCallerRefusal(
+  scope: Scope,
+  id: string,
+  containment: Exclude<Containment, "not_ours">,
+): ToolPayload {
+  const object = scope === "server" ? "this tmux server" : `${scope} ${id}`;
+  const level = scope === "pane" ? "is the pane" : "contains the pane";
+  return refusal(
+    "contains_caller",
+    containment === "ours"
+      ? `${object} ${level} this MCP server runs in; nothing was changed. Choose another ` +
+        `${scope}; list_panes marks the server's own pane with is_caller`
+      : `it cannot be ruled out that ${object} ${level} this MCP server runs in (its tmux ` +
+        `socket or $TMUX_PANE could not be matched); nothing was changed`,
+  );
+}
+
+// tmux_run's limits: tmux_run enforces them and tmux_capabilities reports them.
+
+export const MAX_SCRIPT_BYTES = 65536;
+export const DEFAULT_OUTPUT_LIMIT = 65536;
+export const MAX_OUTPUT_LIMIT = 262144;
+export const MAX_CONCURRENT_RUNS = 8;
+
+// Waits: bounded by the server's ceiling, ended at once by cancellation.
+
+/** The request's timeout, clamped to the configured wait ceiling. */
+export function effectiveTimeout(context: ServerContext, requested: number | undefined): number {
+  const ceiling = context.config.waitMaxSeconds;
+  return Math.min(requested ?? ceiling, ceiling);
+}
+
+/** Resolves after `ms`, or at once when `signal` is aborted. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done);
+  });
+}
