@@ -14,12 +14,7 @@ import { schemas } from "../schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context.ts";
 import { success, type ToolPayload } from "../tool_result.ts";
 import { encodeOutput } from "../output_encoding.ts";
-import {
-  DEFAULT_OUTPUT_LIMIT,
-  MAX_CONCURRENT_RUNS,
-  MAX_OUTPUT_LIMIT,
-  MAX_SCRIPT_BYTES,
-} from "./toolkit.ts";
+import { DEFAULT_OUTPUT_LIMIT, MAX_CONCURRENT_RUNS, MAX_SCRIPT_BYTES } from "./toolkit.ts";
 /**
  * How long a stopped run waits for the helper to confirm the stop (its own TERM then KILL takes
  * at most two grace periods of 0.5 s) before the server stops the group itself.
