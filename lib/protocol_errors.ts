@@ -53,7 +53,8 @@ export function describeIssue(issues: Issue[]): string {
 }
 
 function oneLine(text: string): string {
-  const flat = text.replace(/\s*\n\s*/g, " ").trim();
+  // McpError prefixes "MCP error -32602: " to its message; the code is in the response already.
+  const flat = text.replace(/^MCP error -?\d+: /, "").replace(/\s*\n\s*/g, " ").trim();
   return flat.length > LONGEST_MESSAGE ? `${flat.slice(0, LONGEST_MESSAGE - 1)}…` : flat;
 }
 
