@@ -74,3 +74,28 @@ Deno.test("over real stdio, stdout carries only MCP frames and stderr one startu
     }
     assert.match(stderr, /^tmux-mcp: bound to .*; tools: .*tmux_capabilities/);
   }));
+
+Deno.test("enroll with a private directory it cannot use prints one line and exits 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-enroll-" });
+  try {
+    const notADirectory = `${dir}/file`;
+    await Deno.writeTextFile(notADirectory, "");
+    await Deno.mkdir(`${dir}/open/tmux-mcp`, { recursive: true, mode: 0o755 });
+    await Deno.chmod(`${dir}/open/tmux-mcp`, 0o755);
+    for (const runtime of [notADirectory, `${dir}/open`]) {
+      const result = await runMain(["enroll"], {
+        TMUX: "/tmp/tmux-0/default,1,0",
+        TMUX_PANE: "%0",
+        XDG_RUNTIME_DIR: runtime,
+      });
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stdout, "");
+      const lines = result.stderr.trimEnd().split("\n");
+      assert.equal(lines.length, 1, result.stderr);
+      assert.match(lines[0], /private directory .* cannot be created or is not private/);
+      assert.ok(!lines[0].includes(dir), "the path is not echoed");
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
