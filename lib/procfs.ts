@@ -26,16 +26,13 @@ function forcedBackend(): string | undefined {
 }
 
 /** The backend for this machine, or the one TMUX_MCP_PROCESS_FACTS names. */
-export function chooseProcessFacts(
-  forced = forcedBackend(),
-  os: string = Deno.build.os,
-): ProcessFacts {
+export function chooseProcessFacts(forced: string | undefined, os: string): ProcessFacts {
   if (forced === "portable") return PORTABLE_FACTS;
   if (forced === "proc") return PROC_FACTS;
   return os === "linux" ? PROC_FACTS : PORTABLE_FACTS;
 }
 
-const facts = chooseProcessFacts();
+const facts = chooseProcessFacts(forcedBackend(), Deno.build.os);
 
 export function readIdentity(pid: number): Promise<ProcessIdentity | null> {
   return facts.readIdentity(pid);

@@ -104,7 +104,9 @@ export class TopLevelIdScanner {
 
 type Stdin = {
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
   off(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  off(event: "error", listener: (error: Error) => void): unknown;
   pause(): unknown;
 };
 type Stdout = { write(text: string, callback: (error?: Error | null) => void): boolean };
@@ -136,6 +138,7 @@ export class StdioLineTransport implements Transport {
 
   start(): Promise<void> {
     this.#stdin.on("data", this.#ondata);
+    this.#stdin.on("error", this.#onerror);
     return Promise.resolve();
   }
 
@@ -143,6 +146,7 @@ export class StdioLineTransport implements Transport {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
     this.#stdin.off("data", this.#ondata);
+    this.#stdin.off("error", this.#onerror);
     this.#stdin.pause();
     this.#parts = [];
     this.onclose?.();
@@ -161,6 +165,8 @@ export class StdioLineTransport implements Transport {
       );
     });
   }
+
+  #onerror = (error: Error) => this.onerror?.(error);
 
   #ondata = (chunk: Uint8Array) => {
     let start = 0;
