@@ -1,5 +1,7 @@
 // The program as a process: flags answered without tmux, usage errors as exit 2 with one line
-// that never echoes a value, startup failures as exit 1, and stdout reserved for MCP frames.
+// that never echoes a value (an unknown set or tool name, the user's own word, is named: see
+// tests/toolsets_test.ts), startup failures as exit 1, stdout reserved for MCP frames, and
+// `enroll` failing in one line when its private directory cannot be used.
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "./test_deps.ts";
 import { runDeno, withLab } from "./harness.ts";
