@@ -215,9 +215,12 @@ export class StdioLineTransport implements Transport {
       this.onmessage?.(parsed.data);
       return;
     }
+    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+      return this.#reply(null, ErrorCode.InvalidRequest, "a message must be one JSON object");
+    }
     const id = readableId(json);
     // A malformed notification or response has nothing to answer.
-    if (id === undefined || typeof json !== "object" || json === null) return;
+    if (id === undefined) return;
     if (hasMalformedParams(json)) {
       return this.#reply(id, ErrorCode.InvalidParams, "params must be a JSON object");
     }
@@ -258,8 +261,8 @@ function hasMalformedParams(json: object): boolean {
   return typeof params !== "object" || params === null || Array.isArray(params);
 }
 
-function readableId(json: unknown): JsonRpcId | null | undefined {
-  if (typeof json !== "object" || json === null || !("id" in json)) return undefined;
+function readableId(json: object): JsonRpcId | null | undefined {
+  if (!("id" in json)) return undefined;
   const id = json.id;
   if (typeof id === "string" || typeof id === "number") return id;
   return null;

@@ -116,12 +116,14 @@ Deno.test("a missing resource is -32002", () =>
     assertError(await request(2, "resources/read", { uri: "tmux://panes/%25999" }), 2, -32002);
   }));
 
-Deno.test("a line that is not JSON is -32700 with id null, and the session goes on", () =>
+Deno.test("not JSON is -32700, not one JSON-RPC object is -32600, and the session goes on", () =>
   withRawServer({}, async ({ send, next, request }) => {
     await send("{this is not json");
     assertError(await next(), null, -32700);
     await send({ jsonrpc: "1.0", id: 9, method: "ping" });
     assertError(await next(), 9, -32600);
+    await send([{ jsonrpc: "2.0", id: 10, method: "ping" }]);
+    assertError(await next(), null, -32600);
     assert.ok("result" in await request(2, "ping"));
   }));
 
