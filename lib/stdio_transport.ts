@@ -25,7 +25,7 @@ type ErrorReply = {
  * Finds the top-level "id" of one JSON object fed to it in pieces, keeping only the bytes of
  * top-level keys and of the id itself: memory stays small whatever the size of the line.
  */
-export class TopLevelIdScanner {
+class TopLevelIdScanner {
   id: JsonRpcId | undefined;
   #depth = 0;
   #inString = false;
@@ -102,15 +102,6 @@ export class TopLevelIdScanner {
   }
 }
 
-type Stdin = {
-  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
-  on(event: "error", listener: (error: Error) => void): unknown;
-  off(event: "data", listener: (chunk: Uint8Array) => void): unknown;
-  off(event: "error", listener: (error: Error) => void): unknown;
-  pause(): unknown;
-};
-type Stdout = { write(text: string, callback: (error?: Error | null) => void): boolean };
-
 export class StdioLineTransport implements Transport {
   onmessage?: Transport["onmessage"];
   onclose?: Transport["onclose"];
@@ -118,36 +109,25 @@ export class StdioLineTransport implements Transport {
   #parts: Uint8Array[] = [];
   #length = 0;
   #oversized: TopLevelIdScanner | null = null;
-  #stdin: Stdin;
-  #stdout: Stdout;
-  #maxLineBytes: number;
   #onUnanswerable: () => void;
   #closed = false;
 
-  constructor(options: {
-    onUnanswerable: () => void;
-    stdin?: Stdin;
-    stdout?: Stdout;
-    maxLineBytes?: number;
-  }) {
+  constructor(options: { onUnanswerable: () => void }) {
     this.#onUnanswerable = options.onUnanswerable;
-    this.#stdin = options.stdin ?? process.stdin;
-    this.#stdout = options.stdout ?? process.stdout;
-    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
   }
 
   start(): Promise<void> {
-    this.#stdin.on("data", this.#ondata);
-    this.#stdin.on("error", this.#onerror);
+    process.stdin.on("data", this.#ondata);
+    process.stdin.on("error", this.#onerror);
     return Promise.resolve();
   }
 
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
-    this.#stdin.off("data", this.#ondata);
-    this.#stdin.off("error", this.#onerror);
-    this.#stdin.pause();
+    process.stdin.off("data", this.#ondata);
+    process.stdin.off("error", this.#onerror);
+    process.stdin.pause();
     this.#parts = [];
     this.onclose?.();
     return Promise.resolve();
@@ -159,7 +139,7 @@ export class StdioLineTransport implements Transport {
 
   #write(message: JSONRPCMessage | ErrorReply): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#stdout.write(
+      process.stdout.write(
         `${JSON.stringify(message)}\n`,
         (error) => error ? reject(error) : resolve(),
       );
@@ -181,7 +161,7 @@ export class StdioLineTransport implements Transport {
 
   #append(piece: Uint8Array): void {
     if (piece.length === 0) return;
-    if (!this.#oversized && this.#length + piece.length > this.#maxLineBytes) {
+    if (!this.#oversized && this.#length + piece.length > MAX_LINE_BYTES) {
       this.#oversized = new TopLevelIdScanner();
       for (const part of this.#parts) this.#oversized.feed(part);
       this.#parts = [];
@@ -232,7 +212,7 @@ export class StdioLineTransport implements Transport {
   }
 
   #refuseOversized(id: JsonRpcId | undefined): void {
-    const limit = `${this.#maxLineBytes} bytes`;
+    const limit = `${MAX_LINE_BYTES} bytes`;
     if (id === undefined) {
       console.error(
         `tmux-mcp: a message longer than ${limit} arrived with no id to answer; stopping`,
