@@ -169,8 +169,8 @@ export class StdioLineTransport implements Transport {
     }
     if (this.#oversized) this.#oversized.feed(piece);
     else {
-      // The chunk's buffer is reused by the stream: keep a copy.
-      this.#parts.push(piece.slice());
+      // A copy (Buffer.slice would be a view): the line outlives the chunk it came in.
+      this.#parts.push(new Uint8Array(piece));
       this.#length += piece.length;
     }
   }
