@@ -1,7 +1,8 @@
 // Which tools exist and which this server turns on. Toolsets decide what is advertised and
 // callable; they never confine what runs inside tmux. tmux_run belongs to no set: only its
-// exact name turns it on. Unknown words fail startup, naming the word (it is the user's own
-// configuration, not a secret).
+// exact name turns it on. Unknown words fail startup, naming the word when it looks like a name
+// (it is the user's own configuration, and a typo is found faster when shown); anything else,
+// which could be a value pasted into the wrong place, is not shown.
 import { UsageError } from "./config.ts";
 import type { Config } from "./config.ts";
 import type { ToolDefinition, Toolset } from "./server_context.ts";
@@ -28,16 +29,30 @@ export const CATALOG: ToolDefinition[] = [
   tmuxRunTool,
 ];
 
+/** An unknown set or tool word, named with where it came from; shown only if shaped like a name. */
+function unknown(source: string, kind: string, word: string): UsageError {
+  return new UsageError(
+    /^[a-z][a-z0-9_]{0,39}$/.test(word)
+      ? `${source} names no ${kind}: ${word}`
+      : `${source} names no ${kind} (the word is not shown: it is not shaped like a name)`,
+  );
+}
+
 export function selectTools(config: Config, catalog = CATALOG): Set<string> {
   const names = new Set(catalog.map((tool) => tool.name));
   const sets = config.toolsets ?? DEFAULT_TOOLSETS;
   for (const set of sets) {
-    if (!TOOLSETS.includes(set as Toolset)) throw new UsageError(`unknown toolset: ${set}`);
+    if (!TOOLSETS.includes(set as Toolset)) throw unknown("LIBTMUX_TOOLSETS", "toolset", set);
+  }
+  const sources: [string, string[]][] = [
+    ["LIBTMUX_TOOLS", config.extraTools],
+    ["--enable-tool", config.enableTools],
+    ["LIBTMUX_EXCLUDE_TOOLS", config.excludeTools],
+  ];
+  for (const [source, words] of sources) {
+    for (const word of words) if (!names.has(word)) throw unknown(source, "tool", word);
   }
   const added = [...config.extraTools, ...config.enableTools];
-  for (const name of [...added, ...config.excludeTools]) {
-    if (!names.has(name)) throw new UsageError(`unknown tool: ${name}`);
-  }
   const selected = new Set(
     catalog.filter((tool) => tool.toolset !== null && sets.includes(tool.toolset)).map((t) =>
       t.name

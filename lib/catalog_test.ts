@@ -114,10 +114,31 @@ Deno.test("LIBTMUX_EXCLUDE_TOOLS removes last, even a tool added by name", () =>
   );
 });
 
-Deno.test("an unknown toolset or tool name is refused, naming the word", () => {
-  assertRefused({ LIBTMUX_TOOLSETS: "inspect,everything" }, "unknown toolset: everything");
-  assertRefused({ LIBTMUX_TOOLSETS: "Inspect" }, "unknown toolset: Inspect");
-  assertRefused({ LIBTMUX_TOOLS: "capture" }, "unknown tool: capture");
-  assertRefused({ LIBTMUX_EXCLUDE_TOOLS: "kill-pane" }, "unknown tool: kill-pane");
-  assertRefused({}, "unknown tool: tmux-run", ["--enable-tool", "tmux-run"]);
+Deno.test("an unknown toolset or tool name is refused, naming where it came from and the word", () => {
+  assertRefused(
+    { LIBTMUX_TOOLSETS: "inspect,everything" },
+    "LIBTMUX_TOOLSETS names no toolset: everything",
+  );
+  assertRefused({ LIBTMUX_TOOLS: "capture" }, "LIBTMUX_TOOLS names no tool: capture");
+  assertRefused({}, "--enable-tool names no tool: tmux_runner", ["--enable-tool", "tmux_runner"]);
+});
+
+Deno.test("a word not shaped like a name is refused without being shown", () => {
+  for (
+    const [env, flags, source] of [
+      [{ LIBTMUX_TOOLSETS: "Inspect" }, [], "LIBTMUX_TOOLSETS"],
+      [{ LIBTMUX_EXCLUDE_TOOLS: "kill-pane" }, [], "LIBTMUX_EXCLUDE_TOOLS"],
+      [{}, ["--enable-tool", "tmux-run"], "--enable-tool"],
+    ] as const
+  ) {
+    const parsed = parseCommandLine([...flags], env);
+    assert.ok("config" in parsed);
+    assert.throws(
+      () => selectTools(parsed.config),
+      (error: unknown) =>
+        error instanceof UsageError && error.message.startsWith(source) &&
+        error.message.includes("not shown") &&
+        !/Inspect|kill-pane|tmux-run/.test(error.message),
+    );
+  }
 });

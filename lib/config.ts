@@ -1,6 +1,7 @@
 // Turns the command line and the LIBTMUX_* environment into one validated configuration,
 // read once at startup. A bad value is a usage error (exit 2) whose message names the flag or
-// variable, never the value: values can be paths or secrets pasted in by mistake.
+// variable, never the value: values can be paths or secrets pasted in by mistake. The Python
+// peer's LIBTMUX_SAFETY is read too (as toolsets), so a config copied from it means the same.
 import { parseArgs } from "node:util";
 import type { SocketChoice } from "./tmux.ts";
 
@@ -57,6 +58,22 @@ function list(value: string | undefined): string[] {
   return (value ?? "").split(",").map((word) => word.trim()).filter((word) => word !== "");
 }
 
+/** The Python peer's LIBTMUX_SAFETY levels, as toolsets; LIBTMUX_TOOLSETS wins when set. */
+export const SAFETY_TOOLSETS: Record<string, string[]> = {
+  readonly: ["inspect"],
+  mutating: ["inspect", "manage", "execute"],
+  destructive: ["inspect", "manage", "execute", "teardown"],
+};
+
+function toolsetsFrom(env: Record<string, string | undefined>): string[] | null {
+  const safety = env.LIBTMUX_SAFETY?.trim().toLowerCase() || undefined;
+  if (safety !== undefined && !Object.hasOwn(SAFETY_TOOLSETS, safety)) {
+    throw new UsageError("LIBTMUX_SAFETY must be readonly, mutating or destructive");
+  }
+  if (env.LIBTMUX_TOOLSETS !== undefined) return list(env.LIBTMUX_TOOLSETS);
+  return safety === undefined ? null : SAFETY_TOOLSETS[safety];
+}
+
 function boundedInteger(text: string | undefined, name: string, min: number, max: number) {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) {
@@ -111,7 +128,7 @@ export function parseCommandLine(
     socket,
     tmuxBin: values.tmux ?? env.LIBTMUX_TMUX_BIN ?? "tmux",
     enableTools: values["enable-tool"] ?? [],
-    toolsets: env.LIBTMUX_TOOLSETS === undefined ? null : list(env.LIBTMUX_TOOLSETS),
+    toolsets: toolsetsFrom(env),
     extraTools: list(env.LIBTMUX_TOOLS),
     excludeTools: list(env.LIBTMUX_EXCLUDE_TOOLS),
     enrollPanes,

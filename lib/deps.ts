@@ -2,7 +2,6 @@
 // `deno run https://…/main.ts` does not read deno.json's import map, so bare specifiers would
 // not resolve there; full specifiers work from a checkout, a URL and a bundle alike.
 export { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
-export { StdioServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/stdio.js";
 export {
   CallToolRequestSchema,
   ErrorCode,
@@ -27,3 +26,17 @@ export type {
 export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";
 export { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 export { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
+export {
+  InitializeRequestSchema,
+  JSONRPCMessageSchema,
+  PingRequestSchema,
+  SetLevelRequestSchema,
+} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+export type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+export type {
+  Transport,
+  TransportSendOptions,
+} from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";

@@ -4,6 +4,7 @@
 // layers stay: only such a server publishes itself, and the invitation enrolls nothing until
 // this pane's own root shell sources it.
 import { SERVER_RECORD, type ServerRecord } from "./enrollment.ts";
+import { readIdentity } from "./procfs.ts";
 import { privateBaseDirectory } from "./rendezvous.ts";
 
 const REFUSALS: Record<string, string> = {
@@ -17,7 +18,7 @@ async function realPath(path: string): Promise<string> {
 }
 
 async function isRunning(pid: number): Promise<boolean> {
-  return await Deno.stat(`/proc/${pid}`).then(() => true, () => false);
+  return await readIdentity(pid) !== null;
 }
 
 /** Servers with tmux_run enabled that are bound to the tmux server at `socket`. */
@@ -66,7 +67,17 @@ export async function runEnroll(serverPid?: string): Promise<number> {
     console.error("tmux-mcp: run this inside the tmux pane you want to lend");
     return 1;
   }
-  let servers = await serversFor(tmux.split(",")[0]);
+  let servers;
+  try {
+    servers = await serversFor(tmux.split(",")[0]);
+  } catch {
+    console.error(
+      "tmux-mcp: the private directory ($XDG_RUNTIME_DIR/tmux-mcp, else " +
+        "$TMPDIR/tmux-mcp-UID) cannot be created or is not private (mode 0700, yours); " +
+        "fix it or point XDG_RUNTIME_DIR elsewhere",
+    );
+    return 1;
+  }
   if (serverPid !== undefined) servers = servers.filter((s) => String(s.pid) === serverPid);
   if (servers.length === 0) {
     console.error(

@@ -1,12 +1,34 @@
 // A private tmux server with one clean zsh pane, for the demo, the CI smoke check, the tests and
 // the benchmark. It never touches the person's own tmux: a unique -L socket, -f /dev/null, a
-// ZDOTDIR in a temp dir and a minimal environment; close() kills that server and removes the
+// ZDOTDIR in a temp dir and a minimal environment. Its tmux comes from configuration
+// (LIBTMUX_TMUX_BIN, else PATH), so the same tests run against any tmux; close() kills that server and removes the
 // socket file tmux leaves behind and the temp dir.
 import { randomHex } from "./ids.ts";
 import { runTmux, socketPath, type TmuxClient } from "./tmux.ts";
 
 export const LAB_PROMPT = "lab# ";
-const LAB_PATH = "/usr/local/bin:/usr/bin:/bin";
+const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+/**
+ * The tmux the lab runs: LIBTMUX_TMUX_BIN, else the first `tmux` on PATH, as an absolute path so
+ * that every client and the pane's shell (whose PATH leads with its directory) use the same one.
+ */
+async function labTmuxBinary(): Promise<string> {
+  const configured = Deno.env.get("LIBTMUX_TMUX_BIN");
+  if (configured) return configured.includes("/") ? await Deno.realPath(configured) : configured;
+  for (const dir of (Deno.env.get("PATH") ?? SYSTEM_PATH).split(":")) {
+    const candidate = `${dir || "."}/tmux`;
+    const info = await Deno.stat(candidate).catch(() => null);
+    if (info?.isFile && ((info.mode ?? 0) & 0o111) !== 0) return candidate;
+  }
+  return "tmux";
+}
+
+/** The lab's PATH: the system's, led by the directory of the lab's tmux. */
+function labPath(tmuxBin: string): string {
+  const slash = tmuxBin.lastIndexOf("/");
+  return slash > 0 ? `${tmuxBin.slice(0, slash)}:${SYSTEM_PATH}` : SYSTEM_PATH;
+}
 
 export type PrivateLab = {
   dir: string;
@@ -37,9 +59,9 @@ export async function waitFor<T>(
  * The lab's zsh: interactive, ZDOTDIR in the lab, and nothing from our environment but what
  * tmux itself gives a pane (TMUX, TMUX_PANE), as a person's shell would have.
  */
-export function labZshCommand(dir: string): string[] {
+export function labZshCommand(dir: string, tmuxBin = "tmux"): string[] {
   const keep = [
-    `PATH=${LAB_PATH}`,
+    `PATH=${labPath(tmuxBin)}`,
     `HOME=${dir}/home`,
     `ZDOTDIR=${dir}/zdotdir`,
     "TERM=xterm-256color",
@@ -90,7 +112,7 @@ export async function openLab(
   const dir = await Deno.makeTempDir({ prefix: `${prefix}-` });
   const socketName = `${prefix}-${randomHex(6)}`;
   const tmux: TmuxClient = {
-    bin: options.tmuxBin ?? "tmux",
+    bin: options.tmuxBin ?? await labTmuxBinary(),
     socket: { kind: "name", name: socketName },
   };
   const tmuxCmd = async (...args: string[]) => {
@@ -133,10 +155,15 @@ export async function openLab(
         "-y",
         "40",
         "--",
-        ...labZshCommand(dir),
+        ...labZshCommand(dir, tmux.bin),
       ],
       clearEnv: true,
-      env: { PATH: LAB_PATH, HOME: `${dir}/home`, TERM: "xterm-256color", LANG: "C.UTF-8" },
+      env: {
+        PATH: labPath(tmux.bin),
+        HOME: `${dir}/home`,
+        TERM: "xterm-256color",
+        LANG: "C.UTF-8",
+      },
     }).output();
     if (started.code !== 0) throw new Error("tmux new-session failed");
     lab.pane = await tmuxCmd("display-message", "-p", "-t", "$0", "#{pane_id}");

@@ -1,21 +1,41 @@
-// What the kernel says about a process, read from /proc. Identity checks never trust what a
-// shell or helper says about itself: a pid is only "the same process" while its start time
-// (in clock ticks since boot) is unchanged, and "who holds this file open" is read from the
-// process's own fd table.
+// What the kernel says about a process. Identity checks never trust what a shell or helper says
+// about itself: a pid is only "the same process" while its start time is unchanged, and "who
+// holds this file open" is read from the kernel's own table of the process's open files. The
+// facts come from /proc on Linux (lib/process_facts_proc.ts) and from ps and lsof elsewhere
+// (lib/process_facts_portable.ts); TMUX_MCP_PROCESS_FACTS=portable or =proc forces one.
+import { PROC_FACTS } from "./process_facts_proc.ts";
+import { PORTABLE_FACTS } from "./process_facts_portable.ts";
+
 export type ProcessIdentity = { pid: number; parentPid: number; startTime: string };
 
-export async function readIdentity(pid: number): Promise<ProcessIdentity | null> {
-  let stat: string;
+export type ProcessFacts = {
+  name: "proc" | "portable";
+  readIdentity(pid: number): Promise<ProcessIdentity | null>;
+  holdsFileOpen(pid: number, path: string): Promise<boolean>;
+  /** null when unknown (the portable backend has no way to read it). */
+  readUmask(pid: number): Promise<number | null>;
+};
+
+/** TMUX_MCP_PROCESS_FACTS, where this process may read it (the helper may not: no --allow-env). */
+function forcedBackend(): string | undefined {
   try {
-    stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return Deno.env.get("TMUX_MCP_PROCESS_FACTS");
   } catch {
-    return null;
+    return undefined;
   }
-  // The command name is parenthesised and may contain spaces or parentheses itself.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const state = fields[0];
-  if (state === "Z" || state === "X") return null;
-  return { pid, parentPid: Number(fields[1]), startTime: fields[19] };
+}
+
+/** The backend for this machine, or the one TMUX_MCP_PROCESS_FACTS names. */
+export function chooseProcessFacts(forced: string | undefined, os: string): ProcessFacts {
+  if (forced === "portable") return PORTABLE_FACTS;
+  if (forced === "proc") return PROC_FACTS;
+  return os === "linux" ? PROC_FACTS : PORTABLE_FACTS;
+}
+
+const facts = chooseProcessFacts(forcedBackend(), Deno.build.os);
+
+export function readIdentity(pid: number): Promise<ProcessIdentity | null> {
+  return facts.readIdentity(pid);
 }
 
 export async function isSameProcess(identity: ProcessIdentity): Promise<boolean> {
@@ -23,27 +43,10 @@ export async function isSameProcess(identity: ProcessIdentity): Promise<boolean>
   return now !== null && now.startTime === identity.startTime;
 }
 
-export async function holdsFileOpen(pid: number, path: string): Promise<boolean> {
-  try {
-    for await (const entry of Deno.readDir(`/proc/${pid}/fd`)) {
-      try {
-        if (await Deno.readLink(`/proc/${pid}/fd/${entry.name}`) === path) return true;
-      } catch {
-        // An fd closed while we were listing: not the one we look for.
-      }
-    }
-  } catch {
-    return false;
-  }
-  return false;
+export function holdsFileOpen(pid: number, path: string): Promise<boolean> {
+  return facts.holdsFileOpen(pid, path);
 }
 
-export async function readUmask(pid: number): Promise<number | null> {
-  try {
-    const status = await Deno.readTextFile(`/proc/${pid}/status`);
-    const line = status.split("\n").find((l) => l.startsWith("Umask:"));
-    return line ? parseInt(line.slice(6).trim(), 8) : null;
-  } catch {
-    return null;
-  }
+export function readUmask(pid: number): Promise<number | null> {
+  return facts.readUmask(pid);
 }

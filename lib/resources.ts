@@ -15,6 +15,7 @@ import {
   type ServerRequest,
 } from "./deps.ts";
 import { registerPrompts } from "./prompts.ts";
+import { RESOURCE_NOT_FOUND } from "./protocol_errors.ts";
 import type { ServerContext, ToolDefinition } from "./server_context.ts";
 import {
   capturePaneTool,
@@ -91,9 +92,20 @@ export function registerResourcesAndPrompts(mcp: Server, context: ServerContext)
   ) => {
     const uri = request.params.uri;
     const view = viewFor(uri);
-    if (!view) throw new McpError(ErrorCode.InvalidParams, "unknown tmux resource URI");
+    if (!view) {
+      throw new McpError(
+        RESOURCE_NOT_FOUND,
+        "no tmux resource has that URI; resources/list and resources/templates/list name them",
+      );
+    }
     const payload = await view.tool.handle(context, view.args, { signal: extra.signal });
-    if (!payload.ok) throw new McpError(ErrorCode.InvalidParams, payload.error.message);
+    if (!payload.ok) {
+      const missing = payload.error.code === "not_found" || payload.error.code === "no_server";
+      throw new McpError(
+        missing ? RESOURCE_NOT_FOUND : ErrorCode.InternalError,
+        payload.error.message,
+      );
+    }
     const text = view.mimeType === "text/plain"
       ? (payload.data as { text: string }).text
       : JSON.stringify(payload.data);

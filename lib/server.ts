@@ -9,13 +9,16 @@ import {
   type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type RequestHandlerExtra,
   Server,
   type ServerNotification,
   type ServerRequest,
-  StdioServerTransport,
 } from "./deps.ts";
+import { checkedTransport } from "./protocol_errors.ts";
+import { StdioLineTransport } from "./stdio_transport.ts";
 import { callerFromEnvironment } from "./caller.ts";
 import { Enrollments, removeAbandonedDirectories } from "./enrollment.ts";
 import { enrollCommandLine } from "./in_pane.ts";
@@ -167,7 +170,14 @@ function buildMcpServer(context: ServerContext): Server {
     extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
   ): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
-    if (!tool) return toCallToolResult(refusal("unknown_tool", "there is no tool by that name"));
+    // MCP: a name that is no tool of this server is a protocol error; a tool this server has but
+    // was not configured to offer keeps the contract's policy_denied result.
+    if (!tool) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        "params.name names no tool of this server; tools/list names the tools it offers",
+      );
+    }
     if (!context.enabledTools.has(tool.name)) return toCallToolResult(POLICY_DENIED);
     if (context.closed) return toCallToolResult(refusal("closed", "the server is shutting down"));
     const args = request.params.arguments ?? {};
@@ -212,5 +222,7 @@ export async function serveStdio(config: Config): Promise<void> {
   // The client closing our stdin is the ordinary way an MCP stdio session ends.
   process.stdin.on("end", () => shutdown(0));
   server.mcp.onclose = () => shutdown(0);
-  await server.mcp.connect(new StdioServerTransport());
+  // A request too long to read whose id is unreadable leaves its client waiting: end visibly.
+  const transport = new StdioLineTransport({ onUnanswerable: () => shutdown(1) });
+  await server.mcp.connect(checkedTransport(transport));
 }

@@ -1,5 +1,7 @@
 // The program as a process: flags answered without tmux, usage errors as exit 2 with one line
-// that never echoes a value, startup failures as exit 1, and stdout reserved for MCP frames.
+// that never echoes a value (an unknown set or tool name, the user's own word, is named: see
+// tests/toolsets_test.ts), startup failures as exit 1, stdout reserved for MCP frames, and
+// `enroll` failing in one line when its private directory cannot be used.
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "./test_deps.ts";
 import { runDeno, withLab } from "./harness.ts";
@@ -74,3 +76,28 @@ Deno.test("over real stdio, stdout carries only MCP frames and stderr one startu
     }
     assert.match(stderr, /^tmux-mcp: bound to .*; tools: .*tmux_capabilities/);
   }));
+
+Deno.test("enroll with a private directory it cannot use prints one line and exits 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-enroll-" });
+  try {
+    const notADirectory = `${dir}/file`;
+    await Deno.writeTextFile(notADirectory, "");
+    await Deno.mkdir(`${dir}/open/tmux-mcp`, { recursive: true, mode: 0o755 });
+    await Deno.chmod(`${dir}/open/tmux-mcp`, 0o755);
+    for (const runtime of [notADirectory, `${dir}/open`]) {
+      const result = await runMain(["enroll"], {
+        TMUX: "/tmp/tmux-0/default,1,0",
+        TMUX_PANE: "%0",
+        XDG_RUNTIME_DIR: runtime,
+      });
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stdout, "");
+      const lines = result.stderr.trimEnd().split("\n");
+      assert.equal(lines.length, 1, result.stderr);
+      assert.match(lines[0], /private directory .* cannot be created or is not private/);
+      assert.ok(!lines[0].includes(dir), "the path is not echoed");
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

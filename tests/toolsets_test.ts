@@ -1,5 +1,5 @@
-// Which tools a server advertises and accepts, as configured by LIBTMUX_TOOLSETS, LIBTMUX_TOOLS,
-// LIBTMUX_EXCLUDE_TOOLS and --enable-tool, which tmux server it talks to, and the promises every
+// Which tools a server advertises and accepts, as configured by LIBTMUX_TOOLSETS (or the Python
+// peer's LIBTMUX_SAFETY), LIBTMUX_TOOLS, LIBTMUX_EXCLUDE_TOOLS and --enable-tool, which tmux server it talks to, and the promises every
 // catalog entry makes (strict schemas, honest annotations, descriptions that route).
 import assert from "node:assert/strict";
 import { CATALOG, selectTools } from "../lib/catalog.ts";
@@ -80,6 +80,41 @@ Deno.test("an unknown set or tool name fails with a message naming the word", ()
   }
 });
 
+Deno.test("LIBTMUX_SAFETY maps to toolsets when LIBTMUX_TOOLSETS is unset", () => {
+  assert.deepEqual(selected({ LIBTMUX_SAFETY: "readonly" }), inSets("inspect"));
+  assert.ok(!selected({ LIBTMUX_SAFETY: "readonly" }).includes("send_keys"));
+  assert.deepEqual(
+    selected({ LIBTMUX_SAFETY: "mutating" }),
+    inSets("inspect", "manage", "execute"),
+  );
+  assert.deepEqual(
+    selected({ LIBTMUX_SAFETY: "Destructive" }),
+    inSets("inspect", "manage", "execute", "teardown"),
+  );
+  assert.deepEqual(
+    selected({ LIBTMUX_SAFETY: "destructive", LIBTMUX_TOOLSETS: "inspect" }),
+    inSets("inspect"),
+    "LIBTMUX_TOOLSETS wins",
+  );
+  assert.deepEqual(selected({ LIBTMUX_SAFETY: "" }), selected({}), "empty is unset");
+  assert.deepEqual(
+    selected({ LIBTMUX_SAFETY: "readonly", LIBTMUX_TOOLS: "send_keys" }),
+    [...inSets("inspect"), "send_keys"].sort(),
+  );
+});
+
+Deno.test("a word not shaped like a name is refused without being shown", () => {
+  const secret = "ghp_S3cr3tTokenValue";
+  for (const [env, args] of [[{ LIBTMUX_TOOLS: secret }, []], [{}, ["--enable-tool", secret]]]) {
+    assert.throws(() => selected(env as Record<string, string>, args as string[]), (error) => {
+      assert.ok(error instanceof UsageError);
+      assert.ok(!error.message.includes(secret), error.message);
+      assert.match(error.message, /LIBTMUX_TOOLS|--enable-tool/);
+      return true;
+    });
+  }
+});
+
 function startupFailure(env: Record<string, string>, args: string[] = []) {
   return runDeno(["run", "-A", "--quiet", MAIN, ...args], env);
 }
@@ -99,6 +134,16 @@ Deno.test("startup with an unknown tool name exits 2 with one stderr line naming
   const lines = result.stderr.trimEnd().split("\n");
   assert.equal(lines.length, 1, result.stderr);
   assert.match(lines[0], /kill_universe/);
+});
+
+Deno.test("startup with an unknown LIBTMUX_SAFETY exits 2 with one line naming the variable", async () => {
+  const result = await startupFailure({ LIBTMUX_SAFETY: "paranoid-xyz" });
+  assert.equal(result.code, 2);
+  assert.equal(result.stdout, "");
+  const lines = result.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 1, result.stderr);
+  assert.match(lines[0], /LIBTMUX_SAFETY must be readonly, mutating or destructive/);
+  assert.ok(!lines[0].includes("paranoid-xyz"));
 });
 
 Deno.test("a wait ceiling outside 1..120 or malformed fails startup with exit 2", async () => {

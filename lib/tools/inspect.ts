@@ -551,8 +551,10 @@ export const showOptionsTool = defineTool({
     else if (a.global) {
       flags.push(a.scope === "session" ? "-g" : a.scope === "window" ? "-gw" : "-gp");
     } else {
+      // show-options resolves -t as a pane, where only `=name:` (or `$N:`) names a session.
+      const session = sessionTarget(a);
       const target = a.scope === "session"
-        ? sessionTarget(a)
+        ? session && `${session}:`
         : a.scope === "window"
         ? a.window_id
         : a.pane_id;

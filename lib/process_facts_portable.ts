@@ -1,0 +1,75 @@
+// Process facts without /proc (macOS, the BSDs), from the kernel through ps(1) and lsof(8): a
+// pid's parent, state and start time from `ps -o ppid= -o stat= -o lstart=`, and whether it
+// holds a file open from `lsof -p PID -a FILE`, which matches the file by device and inode, so
+// a symlinked directory (/tmp → /private/tmp) cannot hide it. The start time has one-second
+// resolution: a pid reused within the same second would pass for the same process. No
+// portable tool shows another process's umask, so readUmask answers null (unknown), and a
+// helper keeps the umask it inherited from its shell at enrollment.
+import type { ProcessFacts, ProcessIdentity } from "./procfs.ts";
+
+// Both tools in their system places on macOS (/bin, /usr/sbin) and Debian (/usr/bin), with a
+// fixed locale and time zone so that the start time reads the same on every call.
+const TOOL_ENVIRONMENT = { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C", TZ: "UTC" };
+
+async function run(command: string, args: string[]): Promise<{ code: number; stdout: string }> {
+  try {
+    const output = await new Deno.Command(command, {
+      args,
+      env: TOOL_ENVIRONMENT,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return { code: output.code, stdout: new TextDecoder().decode(output.stdout) };
+  } catch {
+    return { code: -1, stdout: "" };
+  }
+}
+
+async function readIdentity(pid: number): Promise<ProcessIdentity | null> {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  const { code, stdout } = await run("ps", [
+    "-o",
+    "ppid=",
+    "-o",
+    "stat=",
+    "-o",
+    "lstart=",
+    "-p",
+    String(pid),
+  ]);
+  const match = /^\s*(\d+)\s+(\S+)\s+(.+?)\s*$/.exec(stdout);
+  if (code !== 0 || !match) return null;
+  const [, parentPid, state, started] = match;
+  if (state.startsWith("Z") || state.startsWith("X")) return null;
+  return { pid, parentPid: Number(parentPid), startTime: started };
+}
+
+async function holdsFileOpen(pid: number, path: string): Promise<boolean> {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  // -a: both conditions (this pid AND this file); -F p: one "p<pid>" line per match.
+  const { code, stdout } = await run("lsof", [
+    "-n",
+    "-P",
+    "-w",
+    "-a",
+    "-p",
+    String(pid),
+    "-Fp",
+    "--",
+    path,
+  ]);
+  return code === 0 && stdout.split("\n").includes(`p${pid}`);
+}
+
+function readUmask(_pid: number): Promise<number | null> {
+  return Promise.resolve(null);
+}
+
+export const PORTABLE_FACTS: ProcessFacts = {
+  name: "portable",
+  readIdentity,
+  holdsFileOpen,
+  readUmask,
+};

@@ -1,0 +1,260 @@
+// MCP over stdin/stdout, one JSON-RPC message per line, with nothing dropped silently. The SDK's
+// own stdio transport closes the session (and so the server, with status 0) when a line passes
+// its 10 MiB read buffer, and answers nothing to a line that is not JSON. Here a line that is
+// not JSON gets -32700, a message that is not JSON-RPC gets -32600 (-32602 when only its params
+// are wrong), and an oversized line is read through to its end without being kept: its id is
+// picked out on the way, so it gets -32600 saying how large a line may be. Only an oversized
+// line whose id cannot be read ends the server, after one line on stderr, through the caller's
+// onUnanswerable (which exits non-zero): its client would otherwise wait for ever.
+import process from "node:process";
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./deps.ts";
+import { describeIssue } from "./protocol_errors.ts";
+
+/** The SDK's read buffer: the longest line (in bytes) this server reads as a message. */
+export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+const NEWLINE = 0x0a;
+
+type JsonRpcId = string | number;
+type ErrorReply = {
+  jsonrpc: "2.0";
+  id: JsonRpcId | null;
+  error: { code: number; message: string };
+};
+
+/**
+ * Finds the top-level "id" of one JSON object fed to it in pieces, keeping only the bytes of
+ * top-level keys and of the id itself: memory stays small whatever the size of the line.
+ */
+class TopLevelIdScanner {
+  id: JsonRpcId | undefined;
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  #capture: number[] | null = null;
+  #expectKey = false;
+  #key: string | null = null;
+  #awaitingId = false;
+  #number: string | null = null;
+
+  feed(bytes: Uint8Array): void {
+    for (const byte of bytes) this.#step(byte);
+  }
+
+  #step(byte: number): void {
+    if (this.#inString) {
+      if (this.#escaped) this.#escaped = false;
+      else if (byte === 0x5c) this.#escaped = true;
+      else if (byte === 0x22) return this.#endString();
+      if (this.#capture && this.#capture.push(byte) > 1024) this.#capture = null;
+      return;
+    }
+    const char = String.fromCharCode(byte);
+    if (this.#number !== null) {
+      if (/[0-9eE.+-]/.test(char)) {
+        this.#number += char;
+        return;
+      }
+      const value = Number(this.#number);
+      if (Number.isFinite(value)) this.id ??= value;
+      this.#number = null;
+    }
+    const atTop = this.#depth === 1;
+    if (char === '"') {
+      this.#inString = true;
+      this.#capture = atTop && (this.#expectKey || this.#awaitingId) ? [] : null;
+    } else if (char === "{" || char === "[") {
+      if (atTop) this.#awaitingId = false;
+      this.#depth++;
+      this.#expectKey = this.#depth === 1 && char === "{";
+    } else if (char === "}" || char === "]") {
+      this.#depth--;
+    } else if (atTop && char === ":") {
+      this.#expectKey = false;
+      this.#awaitingId = this.#key === "id";
+    } else if (atTop && char === ",") {
+      this.#expectKey = true;
+      this.#awaitingId = false;
+      this.#key = null;
+    } else if (atTop && this.#awaitingId && /[-0-9]/.test(char)) {
+      this.#number = char;
+      this.#awaitingId = false;
+    } else if (atTop && this.#awaitingId && !/\s/.test(char)) {
+      this.#awaitingId = false;
+    }
+  }
+
+  #endString(): void {
+    this.#inString = false;
+    const captured = this.#capture;
+    this.#capture = null;
+    if (!captured) return;
+    let text: string;
+    try {
+      text = JSON.parse(`"${new TextDecoder().decode(new Uint8Array(captured))}"`);
+    } catch {
+      return;
+    }
+    if (this.#expectKey) this.#key = text;
+    else if (this.#awaitingId) {
+      this.id ??= text;
+      this.#awaitingId = false;
+    }
+  }
+}
+
+export class StdioLineTransport implements Transport {
+  onmessage?: Transport["onmessage"];
+  onclose?: Transport["onclose"];
+  onerror?: Transport["onerror"];
+  #parts: Uint8Array[] = [];
+  #length = 0;
+  #oversized: TopLevelIdScanner | null = null;
+  #onUnanswerable: () => void;
+  #closed = false;
+
+  constructor(options: { onUnanswerable: () => void }) {
+    this.#onUnanswerable = options.onUnanswerable;
+  }
+
+  start(): Promise<void> {
+    process.stdin.on("data", this.#ondata);
+    process.stdin.on("error", this.#onerror);
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    process.stdin.off("data", this.#ondata);
+    process.stdin.off("error", this.#onerror);
+    process.stdin.pause();
+    this.#parts = [];
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.#write(message);
+  }
+
+  #write(message: JSONRPCMessage | ErrorReply): Promise<void> {
+    return new Promise((resolve, reject) => {
+      process.stdout.write(
+        `${JSON.stringify(message)}\n`,
+        (error) => error ? reject(error) : resolve(),
+      );
+    });
+  }
+
+  #onerror = (error: Error) => this.onerror?.(error);
+
+  #ondata = (chunk: Uint8Array) => {
+    let start = 0;
+    while (start <= chunk.length) {
+      const end = chunk.indexOf(NEWLINE, start);
+      this.#append(chunk.subarray(start, end < 0 ? chunk.length : end));
+      if (end < 0) return;
+      this.#endLine();
+      start = end + 1;
+    }
+  };
+
+  #append(piece: Uint8Array): void {
+    if (piece.length === 0) return;
+    if (!this.#oversized && this.#length + piece.length > MAX_LINE_BYTES) {
+      this.#oversized = new TopLevelIdScanner();
+      for (const part of this.#parts) this.#oversized.feed(part);
+      this.#parts = [];
+      this.#length = 0;
+    }
+    if (this.#oversized) this.#oversized.feed(piece);
+    else {
+      // A copy (Buffer.slice would be a view): the line outlives the chunk it came in.
+      this.#parts.push(new Uint8Array(piece));
+      this.#length += piece.length;
+    }
+  }
+
+  #endLine(): void {
+    const oversized = this.#oversized;
+    const parts = this.#parts;
+    this.#oversized = null;
+    this.#parts = [];
+    this.#length = 0;
+    if (oversized) return this.#refuseOversized(oversized.id);
+    const line = new TextDecoder().decode(concat(parts)).replace(/\r$/, "");
+    if (line.trim() === "") return;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      return this.#reply(null, ErrorCode.ParseError, "the line is not JSON");
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(json);
+    if (parsed.success) {
+      this.onmessage?.(parsed.data);
+      return;
+    }
+    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+      return this.#reply(null, ErrorCode.InvalidRequest, "a message must be one JSON object");
+    }
+    const id = readableId(json);
+    // A malformed notification or response has nothing to answer.
+    if (id === undefined) return;
+    if (hasMalformedParams(json)) {
+      return this.#reply(id, ErrorCode.InvalidParams, "params must be a JSON object");
+    }
+    this.#reply(
+      id,
+      ErrorCode.InvalidRequest,
+      `not a JSON-RPC 2.0 message: ${describeIssue(parsed.error.issues)}`,
+    );
+  }
+
+  #refuseOversized(id: JsonRpcId | undefined): void {
+    const limit = `${MAX_LINE_BYTES} bytes`;
+    if (id === undefined) {
+      console.error(
+        `tmux-mcp: a message longer than ${limit} arrived with no id to answer; stopping`,
+      );
+      this.#onUnanswerable();
+      return;
+    }
+    this.#reply(
+      id,
+      ErrorCode.InvalidRequest,
+      `the request is longer than ${limit}, the most this server reads in one line; send less`,
+    );
+  }
+
+  /** An error for a message the SDK never sees; JSON-RPC answers an unreadable id with null. */
+  #reply(id: JsonRpcId | null, code: number, message: string): void {
+    this.#write({ jsonrpc: "2.0", id, error: { code, message } })
+      .catch((error) => this.onerror?.(error));
+  }
+}
+
+/** A request (method and id) whose params is there but not an object. */
+function hasMalformedParams(json: object): boolean {
+  if (!("method" in json) || typeof json.method !== "string" || !("params" in json)) return false;
+  const params = json.params;
+  return typeof params !== "object" || params === null || Array.isArray(params);
+}
+
+function readableId(json: object): JsonRpcId | null | undefined {
+  if (!("id" in json)) return undefined;
+  const id = json.id;
+  if (typeof id === "string" || typeof id === "number") return id;
+  return null;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const all = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.length;
+  }
+  return all;
+}

@@ -1,0 +1,73 @@
+// tmux older than 3.3 (bullseye's 3.1c, built by .ci/tmux-versions.sh): the general tools still
+// work, and tmux_run says cleanly that it cannot: tmux_capabilities reports it unsupported with
+// the version found, a call is refused as not enrolled, and sourcing an invitation prints one
+// line naming the version needed and leaves the shell as it was. Runs when TMUX_MCP_OLD_TMUX
+// names such a tmux (.ci/run sets it); otherwise it is reported ignored.
+import assert from "node:assert/strict";
+import { openLab, waitFor } from "../lib/private_lab.ts";
+import { withStdioServer } from "./stdio_server.ts";
+import { socketPath } from "../lib/tmux.ts";
+
+const OLD_TMUX = Deno.env.get("TMUX_MCP_OLD_TMUX");
+
+Deno.test({
+  name: "with tmux 3.1c the general tools work and tmux_run refuses cleanly",
+  ignore: !OLD_TMUX,
+  fn: async () => {
+    const lab = await openLab({ prefix: "tmux-mcp-test", tmuxBin: OLD_TMUX });
+    try {
+      const setupFile = `${lab.dir}/enroll`;
+      await withStdioServer({
+        args: [
+          "--tmux",
+          lab.tmux.bin,
+          "--socket-name",
+          lab.socketName,
+          "--enable-tool",
+          "tmux_run",
+          "--enroll-pane",
+          `${lab.pane}=${setupFile}`,
+        ],
+      }, async ({ call }) => {
+        const capabilities = await call("tmux_capabilities");
+        assert.match(capabilities.data.tmux.version, /^tmux 3\.[0-2]/);
+        assert.equal(capabilities.data.authored_run.availability, "unsupported");
+        const panes = await call("list_panes", {});
+        assert.deepEqual(panes.data.panes.map((p: { pane_id: string }) => p.pane_id), [lab.pane]);
+
+        await lab.tmuxCmd("send-keys", "-t", lab.pane, "-l", `source ${setupFile}; echo "rc=$?"`);
+        await lab.tmuxCmd("send-keys", "-t", lab.pane, "Enter");
+        const screen = await waitFor("the refusal", async () => {
+          const text = await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
+          return /^rc=\d+$/m.test(text) ? text : null;
+        });
+        const lines = screen.split("\n").filter((line) => line.startsWith("tmux-mcp:"));
+        assert.deepEqual(lines, ["tmux-mcp: not enrolled: tmux 3.3 or newer is required"]);
+        assert.match(screen, /^rc=1$/m, screen);
+        await lab.tmuxCmd(
+          "send-keys",
+          "-t",
+          lab.pane,
+          "-l",
+          'echo "vars=${(k)parameters[(I)_tmux_mcp*]}."',
+        );
+        await lab.tmuxCmd("send-keys", "-t", lab.pane, "Enter");
+        await waitFor(
+          "the shell's variables",
+          async () => /^vars=\.$/m.test(await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane)),
+        );
+
+        const run = await call("tmux_run", {
+          target: { kind: "pane", id: lab.pane, generation: capabilities.data.generation },
+          script: "true",
+        });
+        assert.equal(run.ok, false);
+        assert.equal(run.error.code, "unsupported");
+        assert.equal(run.error.delivery, "not_sent");
+      });
+    } finally {
+      await lab.close();
+    }
+    await assert.rejects(Deno.lstat(socketPath(lab.tmux.socket)), "the tmux socket is left behind");
+  },
+});

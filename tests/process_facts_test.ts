@@ -1,0 +1,113 @@
+// Both process-facts backends against real processes on this machine: /proc (on Linux), and
+// ps/lsof as macOS uses them (forced here on Linux). They must agree on a live process's parent, keep its start
+// time stable, see a zombie or an exited process as gone, tell a process that holds a file open
+// from one that does not, and pick /proc on Linux and ps/lsof elsewhere unless told otherwise.
+import assert from "node:assert/strict";
+import { chooseProcessFacts, type ProcessFacts } from "../lib/procfs.ts";
+import { PROC_FACTS } from "../lib/process_facts_proc.ts";
+import { PORTABLE_FACTS } from "../lib/process_facts_portable.ts";
+import { waitFor } from "../lib/private_lab.ts";
+
+const LINUX = Deno.build.os === "linux";
+const BACKENDS: ProcessFacts[] = LINUX ? [PROC_FACTS, PORTABLE_FACTS] : [PORTABLE_FACTS];
+
+/** The process state letter as ps shows it, or "" once the pid is gone. */
+async function psState(pid: number): Promise<string> {
+  const output = await new Deno.Command("ps", { args: ["-o", "stat=", "-p", String(pid)] })
+    .output();
+  return new TextDecoder().decode(output.stdout).trim();
+}
+
+/** Starts `sh -c script`, returning the child and the first line it prints. */
+async function started(script: string) {
+  const child = new Deno.Command("/bin/sh", {
+    args: ["-c", script],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  reader.releaseLock();
+  const stop = async () => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
+    await child.stdin.close().catch(() => {});
+  };
+  return { child, line: text.trim(), stop };
+}
+
+Deno.test("the backend is /proc on Linux and ps/lsof elsewhere, unless forced", () => {
+  assert.equal(chooseProcessFacts(undefined, "linux").name, "proc");
+  assert.equal(chooseProcessFacts(undefined, "darwin").name, "portable");
+  assert.equal(chooseProcessFacts("portable", "linux").name, "portable");
+  assert.equal(chooseProcessFacts("proc", "darwin").name, "proc");
+});
+
+Deno.test("both backends agree on a live process and see an exited one as gone", async () => {
+  const { child, stop } = await started("echo ready; exec sleep 60");
+  try {
+    for (const facts of BACKENDS) {
+      const identity = await facts.readIdentity(child.pid);
+      assert.ok(identity, facts.name);
+      assert.equal(identity.parentPid, Deno.pid, facts.name);
+      assert.deepEqual(await facts.readIdentity(child.pid), identity, `${facts.name} is stable`);
+      assert.equal(await facts.readIdentity(-1), null);
+    }
+  } finally {
+    await stop();
+  }
+  for (const facts of BACKENDS) assert.equal(await facts.readIdentity(child.pid), null, facts.name);
+});
+
+Deno.test("both backends see a zombie as gone", async () => {
+  // The background sleep exits first; its parent (now `sleep 60`) never reaps it.
+  const { line, stop } = await started("sleep 0.1 & echo $!; exec sleep 60");
+  try {
+    const zombie = Number(line);
+    await waitFor(
+      "the child to become a zombie",
+      async () => (await psState(zombie)).startsWith("Z"),
+    );
+    for (const facts of BACKENDS) assert.equal(await facts.readIdentity(zombie), null, facts.name);
+  } finally {
+    await stop();
+  }
+});
+
+Deno.test("both backends tell a process holding a file open from one that does not", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-test-facts-" });
+  const held = `${dir}/held`;
+  const other = `${dir}/other`;
+  await Deno.writeTextFile(held, "");
+  await Deno.writeTextFile(other, "");
+  const holder = await started(`exec 3<'${held}'; echo ready; exec sleep 60`);
+  try {
+    for (const facts of BACKENDS) {
+      assert.equal(await facts.holdsFileOpen(holder.child.pid, held), true, facts.name);
+      assert.equal(await facts.holdsFileOpen(holder.child.pid, other), false, facts.name);
+      assert.equal(await facts.holdsFileOpen(Deno.pid, held), false, facts.name);
+    }
+  } finally {
+    await holder.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+  for (const facts of BACKENDS) {
+    assert.equal(await facts.holdsFileOpen(holder.child.pid, held), false, facts.name);
+  }
+});
+
+Deno.test("the umask is read from /proc and is unknown (null) without it", async () => {
+  if (LINUX) assert.equal(await PROC_FACTS.readUmask(Deno.pid), Deno.umask());
+  assert.equal(await PORTABLE_FACTS.readUmask(Deno.pid), null);
+});
