@@ -177,6 +177,9 @@ export class Enrollments {
       this.#options.helperScript,
     );
     this.#listener = Deno.listen({ transport: "unix", path: this.channelPath });
+    // bind() makes the socket 0777 less the umask; only this user's shells may connect. (The
+    // 0700 directory already keeps others out; the socket's own mode says so too.)
+    await Deno.chmod(this.channelPath, 0o600);
     this.#acceptLoop(this.#listener);
     const record: ServerRecord = {
       pid: Deno.pid,

@@ -39,6 +39,8 @@ Deno.test("the setup file is one line, mode 0600, and gone after enrollment", ()
     withServer(lab, ENROLL, async (s) => {
       const info = await Deno.lstat(s.setupFile);
       assert.equal((info.mode ?? 0) & 0o777, 0o600);
+      const channel = await Deno.lstat(s.server.context.enrollments?.channelPath ?? "");
+      assert.equal((channel.mode ?? 0) & 0o777, 0o600, "the channel socket is 0600");
       const text = await Deno.readTextFile(s.setupFile);
       assert.equal(text.split("\n").length, 2);
       assert.ok(text.startsWith("source "));
