@@ -24,6 +24,7 @@ import { registerResourcesAndPrompts } from "./resources.ts";
 import { isValid } from "./schemas.ts";
 import type { RunHooks, ServerContext } from "./server_context.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "./tmux.ts";
+import { closeControlConnections } from "./tmux_control.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "./tool_result.ts";
 import helperScript from "../helper.sh" with { type: "text" };
 import { VERSION } from "./version.ts";
@@ -92,6 +93,7 @@ export async function startServer(
   const close = async () => {
     context.closed = true;
     await context.enrollments?.close();
+    await closeControlConnections();
     if (directory) await Deno.remove(directory, { recursive: true }).catch(() => {});
   };
   if (enabledTools.has("tmux_run")) {

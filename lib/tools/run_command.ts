@@ -15,7 +15,8 @@ import { clientFor } from "../targets.ts";
 import { socketPath, type TmuxClient } from "../tmux.ts";
 import { refusal, success, type ToolPayload } from "../tool_result.ts";
 import { paneInfo } from "./inspect.ts";
-import { CANCELLED, effectiveTimeout, pause } from "./waiting.ts";
+import { CANCELLED, effectiveTimeout } from "./waiting.ts";
+import { watchOutput } from "../tmux_control.ts";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
 const POLL_MS = 50;
@@ -109,6 +110,7 @@ async function runCommand(
   if (await containsCaller(context, client, "pane", a.pane_id) !== "not_ours") return CALLER_PANE;
   const timeout = effectiveTimeout(context, a.timeout);
   const id = randomHex(8);
+  const output = watchOutput(client, a.pane_id);
   const sent = await pasteIntoPane(
     client,
     a.pane_id,
@@ -147,7 +149,7 @@ async function runCommand(
       lastProgress = Date.now();
       extra.progress((lastProgress - started) / 1000, "waiting for the command to finish");
     }
-    await pause(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
+    await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
   }
 
   function finish(

@@ -18,6 +18,7 @@ import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context
 import { clientFor } from "../targets.ts";
 import { refusal, success, type ToolPayload } from "../tool_result.ts";
 import { READ_ONLY } from "./inspect.ts";
+import { watchOutput } from "../tmux_control.ts";
 
 const POLL_MS = 100;
 
@@ -31,19 +32,6 @@ export const CANCELLED = refusal("cancelled", "the request was cancelled");
 export function effectiveTimeout(context: ServerContext, requested: number | undefined): number {
   const ceiling = context.config.waitMaxSeconds;
   return Math.min(requested ?? ceiling, ceiling);
-}
-
-/** Resolves after `ms`, or at once when `signal` is aborted. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
 }
 
 function cursorFor(paneId: string, text: string | undefined): Cursor | null | undefined {
@@ -157,6 +145,7 @@ async function waitForText(
   let cursor = cursorFor(a.pane_id, a.cursor);
   if (cursor === null) return INVALID_CURSOR;
   const client = clientFor(context, a.socket_name);
+  const output = watchOutput(client, a.pane_id);
   const timeout = effectiveTimeout(context, a.timeout);
   const started = Date.now();
   const deadline = started + timeout * 1000;
@@ -205,7 +194,7 @@ async function waitForText(
       lastProgress = Date.now();
       extra.progress((lastProgress - started) / 1000, "waiting for text");
     }
-    await pause(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
+    await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
   }
 }
 
