@@ -309,8 +309,9 @@ async function cpuMs(pid: number): Promise<number> {
 
 /**
  * What a control-mode connection costs while the panes of its session write: CPU of the tmux
- * server and of the MCP server for FLOOD_BYTES of pane output, first in a session nobody
- * watches, then after a wait_for_text on that pane attached a connection to its session.
+ * server and of the MCP server per MiB of pane output, in a session no connection is attached
+ * to, in one that has a connection but nobody waits on the writing pane (its output is
+ * off), and while a wait_for_text watches that pane for the whole flood.
  */
 async function controlCost(lab: PrivateLab, mcp: Mcp) {
   const session = await lab.tmuxCmd(
@@ -325,34 +326,45 @@ async function controlCost(lab: PrivateLab, mcp: Mcp) {
   const pane = await lab.tmuxCmd("display-message", "-p", "-t", session, "#{pane_id}");
   await waitForPromptIn(lab.tmuxCmd, pane);
   const tmuxPid = Number(await lab.tmuxCmd("display-message", "-p", "#{pid}"));
-  const flood = async (pass: number) => {
+  const flood = async (pass: number, watch: boolean) => {
     const channel = `flood-${pass}`;
-    const waiter = runTmux(lab.tmux, ["wait-for", channel]);
+    const signalled = runTmux(lab.tmux, ["wait-for", channel]);
     const line = `head -c ${FLOOD_BYTES} /dev/zero | tr '\\0' x | fold -w 200; ` +
-      `tmux -L ${lab.socketName} wait-for -S ${channel}`;
+      `printf '%s%s\\n' FLOOD_ DONE_${pass}; tmux -L ${lab.socketName} wait-for -S ${channel}`;
     await waitForPromptIn(lab.tmuxCmd, pane);
     await lab.tmuxCmd("clear-history", "-t", pane);
     const before = { tmux: await cpuMs(tmuxPid), mcp: await cpuMs(mcp.pid) };
+    const waiting = watch
+      ? mcp.call("wait_for_text", { pane_id: pane, patterns: [`FLOOD_DONE_${pass}`], timeout: 60 })
+      : null;
     await lab.tmuxCmd("send-keys", "-t", pane, "-l", line);
     await lab.tmuxCmd("send-keys", "-t", pane, "Enter");
-    await waiter;
+    await signalled;
+    const waited = await waiting;
+    if (waiting && waited.data?.outcome !== "matched") {
+      throw new Error(`wait_for_text missed the flood's end: ${JSON.stringify(waited)}`);
+    }
     const mib = FLOOD_BYTES / 1048576;
     return {
       tmux: round(((await cpuMs(tmuxPid)) - before.tmux) / mib),
       mcp: round(((await cpuMs(mcp.pid)) - before.mcp) / mib),
     };
   };
-  const unwatched = await flood(0);
+  const noConnection = await flood(0, false);
   await mcp.call("wait_for_text", { pane_id: pane, patterns: ["never"], timeout: 0.2 });
+  // Past the grace after which a pane nobody waits on is paused (WATCH_GRACE_MS).
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const silenced = await flood(1, false);
+  const watched = await flood(2, true);
   const clients = await lab.tmuxCmd("list-clients", "-F", "#{client_control_mode} #{client_pid}");
   const controlPids = clients.split("\n").filter((l) => l.startsWith("1 ")).map((l) =>
     Number(l.slice(2))
   );
-  const watched = await flood(1);
   return {
     connections: controlPids.length,
     clientRssMiB: await memoryMiB(controlPids[0], "VmRSS"),
-    unwatched,
+    noConnection,
+    silenced,
     watched,
   };
 }
@@ -403,10 +415,14 @@ function report(results: Results): void {
       `(x${helperGrowth}); peak ${results.helper.peak} MiB`,
   );
   const c = results.control;
+  console.log(`control mode: CPU ms per MiB of pane output (tmux server / MCP server)`);
+  console.table({
+    "session without a control connection": c.noConnection,
+    "session with one, nobody waiting on the pane": c.silenced,
+    "a wait_for_text watching the pane": c.watched,
+  });
   console.log(
-    `control mode, per MiB of pane output (CPU ms): tmux server ${c.unwatched.tmux} unwatched, ` +
-      `${c.watched.tmux} watched; MCP server ${c.unwatched.mcp} unwatched, ${c.watched.mcp} ` +
-      `watched; ${c.connections} connections, ${c.clientRssMiB} MiB RSS for one tmux -C client`,
+    `${c.connections} control connections; one tmux -C client: ${c.clientRssMiB} MiB RSS`,
   );
   console.log(JSON.stringify({
     tmux_run_true_ms: results.run,
@@ -428,10 +444,9 @@ function report(results: Results): void {
       peak: results.helper.peak,
     },
     control_mode_cpu_ms_per_mib_output: {
-      tmux_server_unwatched: c.unwatched.tmux,
-      tmux_server_watched: c.watched.tmux,
-      mcp_server_unwatched: c.unwatched.mcp,
-      mcp_server_watched: c.watched.mcp,
+      no_connection: c.noConnection,
+      connection_pane_unwatched: c.silenced,
+      pane_watched_by_wait: c.watched,
     },
     control_connections: c.connections,
     control_client_rss_mib: c.clientRssMiB,

@@ -22,6 +22,10 @@ const IDLE_MS = 60_000;
 const REQUEST_TIMEOUT_MS = 5_000;
 /** After control mode failed to start, the spawn-and-poll path is used for this long. */
 const RETRY_AFTER_MS = 5_000;
+/** A pane nobody waited on for this long has its output paused for the connection. */
+const WATCH_GRACE_MS = 1_000;
+/** After output arrived during a look, the next look waits at least this long. */
+const BUSY_REST_MS = 25;
 /** More sessions than this with watched panes: the rest are polled. */
 const MAX_CONNECTIONS = 16;
 const REQUIRED_FLAGS = ["control-mode", "ignore-size", "read-only"];
@@ -60,6 +64,8 @@ export class ControlConnection {
   private readonly requests: Request[] = [];
   private readonly counts = new Map<string, number>();
   private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly lastWatched = new Map<string, number>();
+  private readonly silenced = new Set<string>();
   private readonly sentinelPrefix = `tmux-mcp-end-${randomHex(6)}-`;
   private sequence = 0;
   private readonly attached = Promise.withResolvers<void>();
@@ -93,9 +99,22 @@ export class ControlConnection {
     return this.counts.get(paneId) ?? 0;
   }
 
+  /**
+   * Marks the pane as watched, resuming its output if it was paused; true when it was, since
+   * output in between was not counted.
+   */
+  async watch(paneId: string): Promise<boolean> {
+    this.lastWatched.set(paneId, performance.now());
+    if (!this.silenced.has(paneId)) return false;
+    this.silenced.delete(paneId);
+    await this.run(["refresh-client", "-A", `${paneId}:continue`]);
+    return true;
+  }
+
   /** Resolves at the pane's next `%output`, after `ms`, on abort, or when the connection ends. */
   nextOutput(paneId: string, ms: number, signal: AbortSignal): Promise<void> {
     this.touch();
+    this.lastWatched.set(paneId, performance.now());
     return new Promise((resolve) => {
       const set = this.listeners.get(paneId) ?? new Set();
       this.listeners.set(paneId, set);
@@ -248,6 +267,19 @@ export class ControlConnection {
     while (end < line.length && line[end] !== 32) end++;
     const paneId = decoder.decode(line.subarray(OUTPUT.length - 1, end));
     this.counts.set(paneId, (this.counts.get(paneId) ?? 0) + 1);
+    // Every pane of the session reports to this client; one nobody waits on is paused, so a
+    // busy pane costs tmux no escaping and this process no reading while nobody watches it.
+    // (`pause` discards what tmux queued for the pane; `off` leaves it, and tmux 3.3a then
+    // crashes when the pane is turned back on: tests/tmux_control_test.ts.)
+    const watched = this.lastWatched.get(paneId);
+    if (
+      !this.silenced.has(paneId) &&
+      (watched === undefined || performance.now() - watched > WATCH_GRACE_MS)
+    ) {
+      this.silenced.add(paneId);
+      this.lastWatched.delete(paneId);
+      this.run(["refresh-client", "-A", `${paneId}:pause`]).catch(() => {});
+    }
     const set = this.listeners.get(paneId);
     for (const done of set ?? []) done();
   }
@@ -358,8 +390,12 @@ class ControlServer {
 
 const servers = new Map<string, ControlServer>();
 
+function serverKey(client: TmuxClient): string {
+  return `${client.bin}\n${socketPath(client.socket)}`;
+}
+
 function serverFor(client: TmuxClient): ControlServer {
-  const key = `${client.bin}\n${socketPath(client.socket)}`;
+  const key = serverKey(client);
   let server = servers.get(key);
   if (!server) {
     server = new ControlServer(client);
@@ -382,6 +418,52 @@ export async function controlRun(
   const connection = await serverFor(client).any(paneId);
   if (!connection) return null;
   return await connection.run(args, signal);
+}
+
+/**
+ * Commands that only read and whose answer does not depend on which client asks, given the
+ * flag that makes them name their object (a control client has a current session; a spawned
+ * one has none, so without it the two could answer about different objects).
+ */
+const READS: Record<string, string[]> = {
+  "display-message": ["-p"],
+  "list-sessions": [],
+  "list-windows": ["-a", "-t"],
+  "list-panes": ["-a", "-t"],
+  "show-options": ["-s", "-g", "-t"],
+};
+
+function onlyReads(args: string[]): boolean {
+  const commands: string[][] = [[]];
+  for (const arg of args) {
+    if (arg === ";") commands.push([]);
+    else commands.at(-1)!.push(arg);
+  }
+  return commands.every(([name, ...rest]) => {
+    const needs = READS[name ?? ""];
+    return needs !== undefined && (needs.length === 0 || needs.some((f) => rest.includes(f)));
+  });
+}
+
+/**
+ * For the general tools: a command line that only reads runs through a control connection
+ * that is already open to that server (a wait or a run opened it), else null and the caller
+ * spawns a client. Reads are safe to run again, so a connection lost meanwhile also gives null.
+ */
+export async function controlRead(
+  client: TmuxClient,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<TmuxResult | null> {
+  const server = servers.get(serverKey(client));
+  const connection = server && [...server.connections].find((c) => !c.closed);
+  if (!connection || !onlyReads(args) || args.some((arg) => /['\n\r]/.test(arg))) return null;
+  try {
+    return await connection.run(args, signal);
+  } catch (error) {
+    if (signal?.aborted || !(error instanceof ControlLost)) throw error;
+    return null;
+  }
 }
 
 /**
@@ -426,12 +508,18 @@ export function watchOutput(client: TmuxClient, paneId: string) {
         settled.abort();
         if (!fresh) return await sleep(deadline - performance.now(), signal);
         // Output between the last look and now was not counted: look again at once.
+        await fresh.watch(paneId).catch(() => {});
         mark = fresh.outputCount(paneId);
         return;
       }
       const live = connection;
+      if (await live.watch(paneId).catch(() => true)) {
+        mark = live.outputCount(paneId);
+        return;
+      }
       if (live.outputCount(paneId) !== mark) {
-        await sleep(Math.min(calledAt - returnedAt, deadline - calledAt), signal);
+        const rest = Math.max(calledAt - returnedAt, BUSY_REST_MS);
+        await sleep(Math.min(rest, deadline - calledAt), signal);
       } else {
         await live.nextOutput(paneId, Math.max(0, deadline - performance.now()), signal);
       }

@@ -1,11 +1,12 @@
 // The control-mode connection against a real tmux: it answers commands, wakes a wait when a
-// pane writes, does not pass for a person, comes back after the tmux server restarts, gives way
-// to spawned clients when control mode is unavailable, and keeps the guard's command line in
-// one queue turn.
+// pane writes (and silences panes nobody waits on), does not pass for a person, comes back
+// after the tmux server restarts, gives way to spawned clients when control mode is
+// unavailable, and keeps the guard's command line in one queue turn.
 import assert from "node:assert/strict";
 import {
   type Lab,
   processExists,
+  splitPane,
   typeInto,
   waitFor,
   waitForPrompt,
@@ -85,6 +86,61 @@ Deno.test("a wait wakes when the pane writes", () =>
       const waking = output.wake(600_000, new AbortController().signal);
       await typeInto(lab, "echo WOKEN", true);
       await within("the wait to wake on the pane's output", waking);
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
+Deno.test("a pane nobody waits on is paused, and a wait on it resumes it", () =>
+  withLab(async (lab) => {
+    const never = new AbortController().signal;
+    try {
+      await within(
+        "the connection to attach",
+        watchOutput(lab.tmux, lab.pane).wake(600_000, never),
+      );
+      const other = await splitPane(lab, ...zshCommand(lab.dir));
+      await waitForPrompt({ ...lab, pane: other });
+      const later = watchOutput(lab.tmux, other);
+      await within("the pane to be watched again", later.wake(600_000, never));
+      const waking = later.wake(600_000, never);
+      await lab.tmuxCmd("send-keys", "-t", other, "-l", "echo AGAIN");
+      await lab.tmuxCmd("send-keys", "-t", other, "Enter");
+      await within("the wait to wake on the pane's output", waking);
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
+Deno.test("silencing and resuming a pane while it writes leaves the tmux server running", () =>
+  withLab(async (lab) => {
+    const never = new AbortController().signal;
+    try {
+      await within(
+        "the connection to attach",
+        watchOutput(lab.tmux, lab.pane).wake(600_000, never),
+      );
+      // A new pane writes before anyone waits on it, so it is silenced with output in flight;
+      // a wait then resumes it while it still writes. (tmux 3.3a crashed when this was done
+      // with `off` and `on`.)
+      for (let round = 0; round < 10; round++) {
+        const pane = await splitPane(
+          lab,
+          "sh",
+          "-c",
+          "seq 1 20000; printf '%s%s\\n' DO NE; exec sleep 60",
+        );
+        const watch = watchOutput(lab.tmux, pane);
+        await waitFor(`the output of round ${round} to end`, async () => {
+          await watch.wake(100, never);
+          return (await lab.tmuxCmd("capture-pane", "-p", "-t", pane)).includes("DONE");
+        });
+        await lab.tmuxCmd("kill-pane", "-t", pane);
+      }
+      assert.equal(
+        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_id}"),
+        lab.pane,
+      );
     } finally {
       await closeControlConnections();
     }
