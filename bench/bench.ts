@@ -311,7 +311,7 @@ async function cpuMs(pid: number): Promise<number> {
  * What a control-mode connection costs while the panes of its session write: CPU of the tmux
  * server and of the MCP server per MiB of pane output, in a session no connection is attached
  * to, in one that has a connection but nobody waits on the writing pane (its output is
- * off), and while a wait_for_text watches that pane for the whole flood.
+ * paused), and while a wait_for_text watches that pane for the whole flood.
  */
 async function controlCost(lab: PrivateLab, mcp: Mcp) {
   const session = await lab.tmuxCmd(

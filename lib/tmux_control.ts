@@ -24,7 +24,7 @@ const REQUEST_TIMEOUT_MS = 5_000;
 const RETRY_AFTER_MS = 5_000;
 /** A pane nobody waited on for this long has its output paused for the connection. */
 const WATCH_GRACE_MS = 1_000;
-/** After output arrived during a look, the next look waits at least this long. */
+/** While a pane keeps writing, a wait looks at it at most once per this interval. */
 const BUSY_REST_MS = 25;
 /** More sessions than this with watched panes: the rest are polled. */
 const MAX_CONNECTIONS = 16;
@@ -421,48 +421,57 @@ export async function controlRun(
 }
 
 /**
- * Commands that only read and whose answer does not depend on which client asks, given the
- * flag that makes them name their object (a control client has a current session; a spawned
- * one has none, so without it the two could answer about different objects).
+ * The commands the general tools may send through a control connection, with the flags that
+ * make them name their object: a control client has a current session and a spawned one has
+ * none, so without such a flag the two could act on different objects. None of them waits.
  */
-const READS: Record<string, string[]> = {
-  "display-message": ["-p"],
-  "list-sessions": [],
-  "list-windows": ["-a", "-t"],
-  "list-panes": ["-a", "-t"],
-  "show-options": ["-s", "-g", "-t"],
+const ROUTED: Record<string, { names: string[]; reads: boolean }> = {
+  "display-message": { names: ["-p"], reads: true },
+  "list-sessions": { names: [], reads: true },
+  "list-windows": { names: ["-a", "-t"], reads: true },
+  "list-panes": { names: ["-a", "-t"], reads: true },
+  "show-options": { names: ["-s", "-g", "-t"], reads: true },
+  "load-buffer": { names: ["-b"], reads: false },
+  "paste-buffer": { names: ["-t"], reads: false },
+  "send-keys": { names: ["-t"], reads: false },
 };
 
-function onlyReads(args: string[]): boolean {
+/** "read" or "write" when every command of the line may be routed, else null. */
+function routing(args: string[]): "read" | "write" | null {
   const commands: string[][] = [[]];
   for (const arg of args) {
     if (arg === ";") commands.push([]);
     else commands.at(-1)!.push(arg);
   }
-  return commands.every(([name, ...rest]) => {
-    const needs = READS[name ?? ""];
-    return needs !== undefined && (needs.length === 0 || needs.some((f) => rest.includes(f)));
-  });
+  let reads = true;
+  for (const [name, ...rest] of commands) {
+    const entry = ROUTED[name ?? ""];
+    if (!entry || (entry.names.length && !entry.names.some((f) => rest.includes(f)))) return null;
+    reads &&= entry.reads;
+  }
+  return reads ? "read" : "write";
 }
 
 /**
- * For the general tools: a command line that only reads runs through a control connection
- * that is already open to that server (a wait or a run opened it), else null and the caller
- * spawns a client. Reads are safe to run again, so a connection lost meanwhile also gives null.
+ * For the general tools: a command line made of the commands above runs through a control
+ * connection already open to that server (a wait or a run opened it), else null and the caller
+ * spawns a client. A read lost with its connection is run again that way; a write is not,
+ * since it may have happened, and fails as a spawned client would when its server exits.
  */
-export async function controlRead(
+export async function controlCall(
   client: TmuxClient,
   args: string[],
   signal?: AbortSignal,
 ): Promise<TmuxResult | null> {
   const server = servers.get(serverKey(client));
   const connection = server && [...server.connections].find((c) => !c.closed);
-  if (!connection || !onlyReads(args) || args.some((arg) => /['\n\r]/.test(arg))) return null;
+  const route = routing(args);
+  if (!connection || !route || args.some((arg) => /['\n\r]/.test(arg))) return null;
   try {
     return await connection.run(args, signal);
   } catch (error) {
     if (signal?.aborted || !(error instanceof ControlLost)) throw error;
-    return null;
+    return route === "read" ? null : { code: 1, stdout: "", stderr: "server exited" };
   }
 }
 
@@ -480,6 +489,7 @@ export function watchOutput(client: TmuxClient, paneId: string) {
   let connection: ControlConnection | null = null;
   let mark = 0;
   let returnedAt = performance.now();
+  let busy = 0;
 
   const attach = () => {
     attaching ??= server.forPane(paneId).then((found) => {
@@ -518,9 +528,13 @@ export function watchOutput(client: TmuxClient, paneId: string) {
         return;
       }
       if (live.outputCount(paneId) !== mark) {
-        const rest = Math.max(calledAt - returnedAt, BUSY_REST_MS);
+        // Output during the look: rest as long as it took, and once the pane keeps writing,
+        // at least BUSY_REST_MS, so a busy pane is looked at a bounded number of times.
+        const look = calledAt - returnedAt;
+        const rest = ++busy > 1 ? Math.max(look, BUSY_REST_MS) : look;
         await sleep(Math.min(rest, deadline - calledAt), signal);
       } else {
+        busy = 0;
         await live.nextOutput(paneId, Math.max(0, deadline - performance.now()), signal);
       }
       mark = live.outputCount(paneId);
