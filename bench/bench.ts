@@ -288,16 +288,15 @@ async function helperPid(lab: PrivateLab, pane: string): Promise<number> {
 }
 
 /** A helper's resident memory after its 100th and its 2000th run of `true`. */
-async function helperMemory(lab: PrivateLab, mcp: Mcp, pane: string) {
-  const pid = await helperPid(lab, pane);
-  const atStart = await memoryMiB(pid, "VmRSS");
+async function helperMemory(pid: number, mcp: Mcp, pane: string) {
+  const before = await memoryMiB(pid, "VmRSS");
   let early = 0;
   for (let i = 1; i <= HELPER_RUNS; i++) {
     await tmuxRun(mcp, pane, "true");
     if (i === HELPER_EARLY_RUN) early = await memoryMiB(pid, "VmRSS");
   }
   const late = await memoryMiB(pid, "VmRSS");
-  return { atStart, early, late, peak: await memoryMiB(pid, "VmHWM") };
+  return { before, early, late, peak: await memoryMiB(pid, "VmHWM") };
 }
 
 /** User plus system CPU time a process has used, in ms (clock ticks are 10 ms here). */
@@ -381,8 +380,8 @@ type Results = {
   baseline: Summary;
   wakeUp: Summary;
   big: Summary;
-  server: { idleRss: number; rss: number; peak: number };
-  helper: { atStart: number; early: number; late: number; peak: number };
+  server: { idleRss: number; rss: number; peak: number; phases: Record<string, number> };
+  helper: { atEnrollment: number; before: number; early: number; late: number; peak: number };
   control: Awaited<ReturnType<typeof controlCost>>;
 };
 
@@ -409,10 +408,12 @@ function report(results: Results): void {
     `server RSS with ${ENROLLED_PANES} enrolled panes: ${results.server.idleRss} MiB before any ` +
       `run, ${results.server.rss} MiB after them, ${results.server.peak} MiB at peak`,
   );
+  console.log(`server RSS after each phase (MiB): ${JSON.stringify(results.server.phases)}`);
   console.log(
-    `helper RSS: ${results.helper.atStart} MiB enrolled, ${results.helper.early} MiB after run ` +
-      `${HELPER_EARLY_RUN}, ${results.helper.late} MiB after run ${HELPER_RUNS} ` +
-      `(x${helperGrowth}); peak ${results.helper.peak} MiB`,
+    `helper RSS: ${results.helper.atEnrollment} MiB at enrollment, ${results.helper.before} MiB ` +
+      `before ${HELPER_RUNS} runs, ${results.helper.early} MiB after run ${HELPER_EARLY_RUN}, ` +
+      `${results.helper.late} MiB after run ${HELPER_RUNS} (x${helperGrowth}); peak ` +
+      `${results.helper.peak} MiB`,
   );
   const c = results.control;
   console.log(`control mode: CPU ms per MiB of pane output (tmux server / MCP server)`);
@@ -436,8 +437,10 @@ function report(results: Results): void {
     server_rss_mib_8_enrolled_before_runs: results.server.idleRss,
     server_rss_mib_8_enrolled: results.server.rss,
     server_peak_rss_mib_8_enrolled: results.server.peak,
+    server_rss_mib_after_phase: results.server.phases,
     helper_rss_mib: {
-      enrolled: results.helper.atStart,
+      at_enrollment: results.helper.atEnrollment,
+      before_runs: results.helper.before,
       [`after_run_${HELPER_EARLY_RUN}`]: results.helper.early,
       [`after_run_${HELPER_RUNS}`]: results.helper.late,
       growth: helperGrowth,
@@ -464,13 +467,31 @@ async function main(): Promise<void> {
     try {
       await enroll(lab, mcp, enrolled);
       const idleRss = await memoryMiB(mcp.pid, "VmRSS");
-      const run = summarize(await measure(TIMED, () => tmuxRun(mcp, enrolled[0], "true")));
-      const runCommand = summarize(await benchRunCommand(lab, mcp, runCommandPane));
+      const helperPidOfPane = await helperPid(lab, enrolled[1]);
+      const helperAtEnrollment = await memoryMiB(helperPidOfPane, "VmRSS");
+      // The server's RSS after each phase, to see which one makes it grow.
+      const phases: Record<string, number> = {};
+      const phase = async <T>(name: string, step: () => Promise<T>): Promise<T> => {
+        const value = await step();
+        phases[name] = await memoryMiB(mcp.pid, "VmRSS");
+        return value;
+      };
+      const run = summarize(
+        await phase("tmux_run", () => measure(TIMED, () => tmuxRun(mcp, enrolled[0], "true"))),
+      );
+      const runCommand = summarize(
+        await phase("run_command", () => benchRunCommand(lab, mcp, runCommandPane)),
+      );
       const baseline = summarize(await benchBaseline(lab, baselinePane));
-      const wakeUp = summarize(await benchWakeUp(lab, mcp, wakeUpPane));
-      const big = summarize(await benchBigOutput(mcp, enrolled[0]));
-      const server = await serverMemory(mcp, enrolled);
-      const helper = await helperMemory(lab, mcp, enrolled[1]);
+      const wakeUp = summarize(
+        await phase("wait_for_text", () => benchWakeUp(lab, mcp, wakeUpPane)),
+      );
+      const big = summarize(await phase("big_output", () => benchBigOutput(mcp, enrolled[0])));
+      const server = await phase("8_concurrent", () => serverMemory(mcp, enrolled));
+      const helper = {
+        atEnrollment: helperAtEnrollment,
+        ...await helperMemory(helperPidOfPane, mcp, enrolled[1]),
+      };
       const control = await controlCost(lab, mcp);
       report({
         run,
@@ -478,7 +499,7 @@ async function main(): Promise<void> {
         baseline,
         wakeUp,
         big,
-        server: { idleRss, ...server },
+        server: { idleRss, ...server, phases },
         helper,
         control,
       });
