@@ -1,7 +1,7 @@
-// The control-mode connection against a real tmux: it answers commands, wakes a wait when a
-// pane writes (and silences panes nobody waits on), does not pass for a person, comes back
-// after the tmux server restarts, gives way to spawned clients when control mode is
-// unavailable, and keeps the guard's command line in one queue turn.
+// The control-mode connection against a real tmux: it answers commands (reads as a spawned
+// client would), wakes a wait when a pane writes (and pauses panes nobody waits on), does not
+// pass for a person, comes back after the tmux server restarts, gives way to spawned clients
+// when control mode is unavailable, and keeps the guard's command line in one queue turn.
 import assert from "node:assert/strict";
 import {
   type Lab,
@@ -14,8 +14,13 @@ import {
   zshCommand,
 } from "./harness.ts";
 import { authorize } from "../lib/guard.ts";
-import { closeControlConnections, controlRun, watchOutput } from "../lib/tmux_control.ts";
-import type { TmuxClient } from "../lib/tmux.ts";
+import {
+  closeControlConnections,
+  controlCall,
+  controlRun,
+  watchOutput,
+} from "../lib/tmux_control.ts";
+import { runTmux, type TmuxClient } from "../lib/tmux.ts";
 
 /** The client flags of each control client attached to the lab's server. */
 async function controlClients(lab: Lab): Promise<string[]> {
@@ -73,6 +78,22 @@ Deno.test("a control connection answers commands and is not counted as a person"
       await closeControlConnections();
     }
     assert.deepEqual(await controlClients(lab), []);
+  }));
+
+Deno.test("a read through an open control connection answers as a spawned client does", () =>
+  withLab(async (lab) => {
+    await lab.tmuxCmd("rename-window", "-t", lab.pane, "ünïcode 😀 name");
+    const args = ["list-panes", "-a", "-F", "#{pane_id}\t#{window_name}\t#{pane_pid}"];
+    try {
+      assert.equal(await controlCall(lab.tmux, args), null, "no connection is open yet");
+      await controlRun(lab.tmux, lab.pane, ["display-message", "-p", "open"]);
+      const viaControl = await controlCall(lab.tmux, args);
+      assert.ok(viaControl?.stdout.includes(`${lab.pane}\tünïcode 😀 name\t`));
+      assert.deepEqual(viaControl, await runTmux(lab.tmux, args));
+      assert.equal(await controlCall(lab.tmux, ["new-window", "-d"]), null, "not a routed read");
+    } finally {
+      await closeControlConnections();
+    }
   }));
 
 Deno.test("a wait wakes when the pane writes", () =>
