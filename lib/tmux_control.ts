@@ -58,6 +58,8 @@ function quote(arg: string): string {
 export class ControlConnection {
   sessionId: string | null = null;
   closed = false;
+  /** tmux refused the attach itself (its target is gone): control mode as such may be fine. */
+  refused = false;
   readonly ended: Promise<void>;
   private readonly child: Deno.ChildProcess;
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -240,6 +242,7 @@ export class ControlConnection {
             if (close && close[2] === block.guard) {
               block.ok = close[1] === "end";
               if (block.fromUs) this.answer({ ok: block.ok, lines: block.lines });
+              else if (!block.ok && this.sessionId === null) this.refused = true;
               block = null;
               continue;
             }
@@ -373,8 +376,8 @@ class ControlServer {
     if (flags?.code !== 0 || !REQUIRED_FLAGS.every((flag) => have.includes(flag))) {
       await connection.close();
       // No answer, or a client that took no flags: control mode as needed is not available.
-      // A client that did not attach (its session went away meanwhile) says nothing about it.
-      if (flags === null || have.includes("control-mode")) {
+      // A refused target, or a client that did not attach, says nothing about it.
+      if ((flags === null && !connection.refused) || have.includes("control-mode")) {
         this.retryAt = Date.now() + RETRY_AFTER_MS;
       }
       return null;
@@ -479,9 +482,9 @@ export async function controlCall(
  * Wakes a polling loop when a pane writes. Create it before the loop's first look and call
  * `wake` where the loop used to sleep: it returns at once if the pane wrote since the previous
  * `wake` returned (so nothing that arrived during a look is missed), at the pane's next output,
- * or after `ms` — the old polling interval, which stays as the fallback. When a pane writes
- * without pause, a look is followed by a rest as long as the look, so a loop never spends more
- * than half its time looking.
+ * or after `ms` — the old polling interval, which stays as the fallback. When the pane wrote
+ * during a look, the next look waits as long as that one took (and at least BUSY_REST_MS once
+ * the pane keeps writing), so a loop never spends more than half its time looking.
  */
 export function watchOutput(client: TmuxClient, paneId: string) {
   const server = serverFor(client);

@@ -96,6 +96,20 @@ Deno.test("a read through an open control connection answers as a spawned client
     }
   }));
 
+Deno.test("a wait on a pane that does not exist does not turn control mode off", () =>
+  withLab(async (lab) => {
+    try {
+      const never = new AbortController().signal;
+      await within("a wait on a missing pane", watchOutput(lab.tmux, "%999").wake(50, never));
+      assert.equal(
+        (await controlRun(lab.tmux, lab.pane, ["display-message", "-p", "ok"]))?.stdout,
+        "ok\n",
+      );
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
 Deno.test("a wait wakes when the pane writes", () =>
   withLab(async (lab) => {
     try {
