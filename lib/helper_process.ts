@@ -182,9 +182,13 @@ function drainBounded(
     let buffer = spareBuffers.pop() ?? new Uint8Array(READ_CHUNK);
     while (true) {
       const { value, done } = await reader.read(buffer);
-      if (!value) return null;
+      // Cancelled: the buffer went with the read, and what was read so far is all there is.
+      if (value === undefined) break;
       buffer = new Uint8Array(value.buffer);
-      if (done) break;
+      if (done) {
+        if (spareBuffers.length < 4) spareBuffers.push(buffer);
+        break;
+      }
       filled += value.length;
       if (filled > limit) {
         onOverflow();
@@ -192,7 +196,6 @@ function drainBounded(
       }
       chunks.push(value.slice());
     }
-    if (spareBuffers.length < 4) spareBuffers.push(buffer);
     if (chunks.length === 1) return chunks[0];
     const all = new Uint8Array(filled);
     let offset = 0;

@@ -2,7 +2,7 @@
 // wait_for_text for "tell me when this appears". Both read only what arrived after a cursor,
 // so text already on screen (or typed before the wait) never matches. Waits are clamped to the
 // server's ceiling, poll tmux with short-lived children that the request's cancellation kills,
-// and report progress while they last.
+// wake as soon as the pane writes (lib/tmux_control.ts), and report progress while they last.
 import {
   bounded,
   type Cursor,
