@@ -2,7 +2,9 @@
 // sees it — the server as its own process over real stdio, panes a person enrolled with
 // `source` — against the usual send-keys + `tmux wait-for` round trip in the same tmux server
 // and against run_command in a plain pane, plus how soon wait_for_text notices new output, a
-// full-size output run, and the server's peak memory with the maximum of 8 enrolled panes.
+// full-size output run against a bare one, the memory of the server with the maximum of 8
+// enrolled panes and of one helper over 2000 runs, and what a watched session's control-mode
+// connection costs while its panes write.
 import { Client, StdioClientTransport } from "../lib/deps.ts";
 import { randomHex } from "../lib/ids.ts";
 import {
@@ -20,9 +22,13 @@ const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
 const ENROLLED_PANES = 8;
 const WARMUP = 20;
 const TIMED = 200;
-const WAKE_RUNS = 20;
-// POLL_MS in lib/tools/waiting.ts, which does not export it: wait_for_text looks this often.
+const WAKE_RUNS = 40;
+// POLL_MS in lib/tools/waiting.ts, which does not export it: without control mode,
+// wait_for_text looks this often; the bench's Enter lands anywhere within such an interval.
 const WAIT_POLL_MS = 100;
+const HELPER_RUNS = 2000;
+const HELPER_EARLY_RUN = 100;
+const FLOOD_BYTES = 4 * 1024 * 1024;
 const BIG_RUNS = 20;
 const BIG_BYTES = 262144;
 const BIG_SCRIPT = `head -c ${BIG_BYTES} /dev/zero | tr '\\0' a; ` +
@@ -251,16 +257,115 @@ async function benchBigOutput(mcp: Mcp, pane: string): Promise<number[]> {
   });
 }
 
-/** Concurrent runs on every enrolled pane, then the server's high-water mark of resident memory. */
-async function peakRssMiB(mcp: Mcp, panes: string[]): Promise<number> {
+/** A process's resident memory now (VmRSS) or at its peak (VmHWM), in MiB. */
+async function memoryMiB(pid: number, field: "VmRSS" | "VmHWM"): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const kib = Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1]);
+  return round(kib / 1024);
+}
+
+/** Concurrent runs on every enrolled pane, then the server's resident memory, now and at peak. */
+async function serverMemory(mcp: Mcp, panes: string[]): Promise<{ rss: number; peak: number }> {
   const limits = { stdout_limit: BIG_BYTES, stderr_limit: BIG_BYTES };
   for (let pass = 0; pass < 3; pass++) {
     await Promise.all(panes.map((pane) => tmuxRun(mcp, pane, "true")));
     await Promise.all(panes.map((pane) => tmuxRun(mcp, pane, BIG_SCRIPT, limits)));
   }
-  const status = await Deno.readTextFile(`/proc/${mcp.pid}/status`);
-  const kib = Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1]);
-  return round(kib / 1024);
+  return { rss: await memoryMiB(mcp.pid, "VmRSS"), peak: await memoryMiB(mcp.pid, "VmHWM") };
+}
+
+/** The helper of an enrolled pane: the child of the pane's shell that the server talks to. */
+async function helperPid(lab: PrivateLab, pane: string): Promise<number> {
+  const shell = Number(await lab.tmuxCmd("display-message", "-p", "-t", pane, "#{pane_pid}"));
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const identity = await readIdentity(Number(entry.name));
+    if (identity?.parentPid !== shell) continue;
+    const argv = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
+    if (argv.includes("helper")) return identity.pid;
+  }
+  throw new Error(`no helper process under the shell of ${pane}`);
+}
+
+/** A helper's resident memory after its 100th and its 2000th run of `true`. */
+async function helperMemory(pid: number, mcp: Mcp, pane: string) {
+  const before = await memoryMiB(pid, "VmRSS");
+  let early = 0;
+  for (let i = 1; i <= HELPER_RUNS; i++) {
+    await tmuxRun(mcp, pane, "true");
+    if (i === HELPER_EARLY_RUN) early = await memoryMiB(pid, "VmRSS");
+  }
+  const late = await memoryMiB(pid, "VmRSS");
+  return { before, early, late, peak: await memoryMiB(pid, "VmHWM") };
+}
+
+/** User plus system CPU time a process has used, in ms (clock ticks are 10 ms here). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * What a control-mode connection costs while the panes of its session write: CPU of the tmux
+ * server and of the MCP server per MiB of pane output, in a session no connection is attached
+ * to, in one that has a connection but nobody waits on the writing pane (its output is
+ * paused), and while a wait_for_text watches that pane for the whole flood.
+ */
+async function controlCost(lab: PrivateLab, mcp: Mcp) {
+  const session = await lab.tmuxCmd(
+    "new-session",
+    "-d",
+    "-P",
+    "-F",
+    "#{session_id}",
+    "--",
+    ...labZshCommand(lab.dir),
+  );
+  const pane = await lab.tmuxCmd("display-message", "-p", "-t", session, "#{pane_id}");
+  await waitForPromptIn(lab.tmuxCmd, pane);
+  const tmuxPid = Number(await lab.tmuxCmd("display-message", "-p", "#{pid}"));
+  const flood = async (pass: number, watch: boolean) => {
+    const channel = `flood-${pass}`;
+    const signalled = runTmux(lab.tmux, ["wait-for", channel]);
+    const line = `head -c ${FLOOD_BYTES} /dev/zero | tr '\\0' x | fold -w 200; ` +
+      `printf '%s%s\\n' FLOOD_ DONE_${pass}; tmux -L ${lab.socketName} wait-for -S ${channel}`;
+    await waitForPromptIn(lab.tmuxCmd, pane);
+    await lab.tmuxCmd("clear-history", "-t", pane);
+    const before = { tmux: await cpuMs(tmuxPid), mcp: await cpuMs(mcp.pid) };
+    const waiting = watch
+      ? mcp.call("wait_for_text", { pane_id: pane, patterns: [`FLOOD_DONE_${pass}`], timeout: 60 })
+      : null;
+    await lab.tmuxCmd("send-keys", "-t", pane, "-l", line);
+    await lab.tmuxCmd("send-keys", "-t", pane, "Enter");
+    await signalled;
+    const waited = await waiting;
+    if (waiting && waited.data?.outcome !== "matched") {
+      throw new Error(`wait_for_text missed the flood's end: ${JSON.stringify(waited)}`);
+    }
+    const mib = FLOOD_BYTES / 1048576;
+    return {
+      tmux: round(((await cpuMs(tmuxPid)) - before.tmux) / mib),
+      mcp: round(((await cpuMs(mcp.pid)) - before.mcp) / mib),
+    };
+  };
+  const noConnection = await flood(0, false);
+  await mcp.call("wait_for_text", { pane_id: pane, patterns: ["never"], timeout: 0.2 });
+  // Past the grace after which a pane nobody waits on is paused (WATCH_GRACE_MS).
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const silenced = await flood(1, false);
+  const watched = await flood(2, true);
+  const clients = await lab.tmuxCmd("list-clients", "-F", "#{client_control_mode} #{client_pid}");
+  const controlPids = clients.split("\n").filter((l) => l.startsWith("1 ")).map((l) =>
+    Number(l.slice(2))
+  );
+  return {
+    connections: controlPids.length,
+    clientRssMiB: await memoryMiB(controlPids[0], "VmRSS"),
+    noConnection,
+    silenced,
+    watched,
+  };
 }
 
 async function stopServer(mcp: Mcp): Promise<void> {
@@ -269,16 +374,22 @@ async function stopServer(mcp: Mcp): Promise<void> {
   await waitFor("the server process to exit", async () => await readIdentity(mcp.pid) === null);
 }
 
-function report(results: {
+type Results = {
   run: Summary;
   runCommand: Summary;
   baseline: Summary;
   wakeUp: Summary;
   big: Summary;
-  rssMiB: number;
-}): void {
+  server: { idleRss: number; rss: number; peak: number; phases: Record<string, number> };
+  helper: { atEnrollment: number; before: number; early: number; late: number; peak: number };
+  control: Awaited<ReturnType<typeof controlCost>>;
+};
+
+function report(results: Results): void {
   const ratio = round(results.run.p50 / results.baseline.p50);
   const runCommandRatio = round(results.runCommand.p50 / results.baseline.p50);
+  const bigRatio = round(results.big.p50 / results.run.p50);
+  const helperGrowth = round(results.helper.late / results.helper.early);
   console.log(`round trips for \`true\` (${TIMED} timed after ${WARMUP} warm-up, ms)`);
   console.table({
     "tmux_run (enrolled pane)": results.run,
@@ -288,21 +399,60 @@ function report(results: {
   console.log(`ratio of p50 (tmux_run / send-keys + wait-for): ${ratio}`);
   console.log(`ratio of p50 (run_command / send-keys + wait-for): ${runCommandRatio}`);
   console.log(`wait_for_text wake-up after the output's Enter (${WAKE_RUNS} runs, ms)`);
-  console.table({
-    [`wait_for_text (polls every ${WAIT_POLL_MS} ms)`]: results.wakeUp,
-  });
-  console.log(`256 KiB stdout + 256 KiB stderr, p50 of ${BIG_RUNS}: ${results.big.p50} ms`);
+  console.table({ "wait_for_text": results.wakeUp });
   console.log(
-    `server peak RSS (VmHWM) with ${ENROLLED_PANES} enrolled panes: ${results.rssMiB} MiB`,
+    `256 KiB stdout + 256 KiB stderr, p50 of ${BIG_RUNS}: ${results.big.p50} ms ` +
+      `(${bigRatio}x a bare \`true\`)`,
+  );
+  console.log(
+    `server RSS with ${ENROLLED_PANES} enrolled panes: ${results.server.idleRss} MiB before any ` +
+      `run, ${results.server.rss} MiB after them, ${results.server.peak} MiB at peak`,
+  );
+  console.log(`server RSS after each phase (MiB): ${JSON.stringify(results.server.phases)}`);
+  console.log(
+    `helper RSS: ${results.helper.atEnrollment} MiB at enrollment, ${results.helper.before} MiB ` +
+      `before ${HELPER_RUNS} runs, ${results.helper.early} MiB after run ${HELPER_EARLY_RUN}, ` +
+      `${results.helper.late} MiB after run ${HELPER_RUNS} (x${helperGrowth}); peak ` +
+      `${results.helper.peak} MiB`,
+  );
+  const c = results.control;
+  console.log(`control mode: CPU ms per MiB of pane output (tmux server / MCP server)`);
+  console.table({
+    "session without a control connection": c.noConnection,
+    "session with one, nobody waiting on the pane": c.silenced,
+    "a wait_for_text watching the pane": c.watched,
+  });
+  console.log(
+    `${c.connections} control connections; one tmux -C client: ${c.clientRssMiB} MiB RSS`,
   );
   console.log(JSON.stringify({
     tmux_run_true_ms: results.run,
     run_command_true_ms: results.runCommand,
     baseline_send_keys_wait_for_ms: results.baseline,
     ratio_p50: ratio,
+    run_command_ratio_p50: runCommandRatio,
     wait_for_text_wakeup_ms: results.wakeUp,
     big_output_256k_256k_ms: { p50: results.big.p50 },
-    server_peak_rss_mib_8_enrolled: results.rssMiB,
+    big_output_ratio_to_true_p50: bigRatio,
+    server_rss_mib_8_enrolled_before_runs: results.server.idleRss,
+    server_rss_mib_8_enrolled: results.server.rss,
+    server_peak_rss_mib_8_enrolled: results.server.peak,
+    server_rss_mib_after_phase: results.server.phases,
+    helper_rss_mib: {
+      at_enrollment: results.helper.atEnrollment,
+      before_runs: results.helper.before,
+      [`after_run_${HELPER_EARLY_RUN}`]: results.helper.early,
+      [`after_run_${HELPER_RUNS}`]: results.helper.late,
+      growth: helperGrowth,
+      peak: results.helper.peak,
+    },
+    control_mode_cpu_ms_per_mib_output: {
+      no_connection: c.noConnection,
+      connection_pane_unwatched: c.silenced,
+      pane_watched_by_wait: c.watched,
+    },
+    control_connections: c.connections,
+    control_client_rss_mib: c.clientRssMiB,
   }));
 }
 
@@ -316,13 +466,43 @@ async function main(): Promise<void> {
     const mcp = await startServer(lab, enrolled);
     try {
       await enroll(lab, mcp, enrolled);
-      const run = summarize(await measure(TIMED, () => tmuxRun(mcp, enrolled[0], "true")));
-      const runCommand = summarize(await benchRunCommand(lab, mcp, runCommandPane));
+      const idleRss = await memoryMiB(mcp.pid, "VmRSS");
+      const helperPidOfPane = await helperPid(lab, enrolled[1]);
+      const helperAtEnrollment = await memoryMiB(helperPidOfPane, "VmRSS");
+      // The server's RSS after each phase, to see which one makes it grow.
+      const phases: Record<string, number> = {};
+      const phase = async <T>(name: string, step: () => Promise<T>): Promise<T> => {
+        const value = await step();
+        phases[name] = await memoryMiB(mcp.pid, "VmRSS");
+        return value;
+      };
+      const run = summarize(
+        await phase("tmux_run", () => measure(TIMED, () => tmuxRun(mcp, enrolled[0], "true"))),
+      );
+      const runCommand = summarize(
+        await phase("run_command", () => benchRunCommand(lab, mcp, runCommandPane)),
+      );
       const baseline = summarize(await benchBaseline(lab, baselinePane));
-      const wakeUp = summarize(await benchWakeUp(lab, mcp, wakeUpPane));
-      const big = summarize(await benchBigOutput(mcp, enrolled[0]));
-      const rssMiB = await peakRssMiB(mcp, enrolled);
-      report({ run, runCommand, baseline, wakeUp, big, rssMiB });
+      const wakeUp = summarize(
+        await phase("wait_for_text", () => benchWakeUp(lab, mcp, wakeUpPane)),
+      );
+      const big = summarize(await phase("big_output", () => benchBigOutput(mcp, enrolled[0])));
+      const server = await phase("8_concurrent", () => serverMemory(mcp, enrolled));
+      const helper = {
+        atEnrollment: helperAtEnrollment,
+        ...await helperMemory(helperPidOfPane, mcp, enrolled[1]),
+      };
+      const control = await controlCost(lab, mcp);
+      report({
+        run,
+        runCommand,
+        baseline,
+        wakeUp,
+        big,
+        server: { idleRss, ...server, phases },
+        helper,
+        control,
+      });
     } finally {
       await stopServer(mcp);
     }

@@ -51,31 +51,51 @@ export function encodeFrame(header: object, body: Uint8Array = new Uint8Array())
 export async function* readFrames(
   stream: ReadableStream<Uint8Array>,
 ): AsyncGenerator<Frame<unknown>> {
-  let buffer = new Uint8Array(0);
+  // Chunks wait as they arrived and are copied once, into the frame that needs them: a 512 KiB
+  // body arriving in 64 KiB reads costs one copy, not one growing copy per read.
+  let chunks: Uint8Array[] = [];
+  let first = 0;
+  let buffered = 0;
+  const take = (length: number): Uint8Array => {
+    const out = new Uint8Array(length);
+    let filled = 0;
+    while (filled < length) {
+      const chunk = chunks[first];
+      const part = Math.min(chunk.length, length - filled);
+      out.set(chunk.subarray(0, part), filled);
+      filled += part;
+      if (part === chunk.length) first++;
+      else chunks[first] = chunk.subarray(part);
+    }
+    if (first === chunks.length || first > 64) {
+      chunks = chunks.slice(first);
+      first = 0;
+    }
+    buffered -= length;
+    return out;
+  };
+  let lengths: { header: number; body: number } | null = null;
   for await (const chunk of stream) {
-    const joined = new Uint8Array(buffer.length + chunk.length);
-    joined.set(buffer);
-    joined.set(chunk, buffer.length);
-    buffer = joined;
-    while (buffer.length >= 8) {
-      const view = new DataView(buffer.buffer, buffer.byteOffset, 8);
-      const headerLength = view.getUint32(0);
-      const bodyLength = view.getUint32(4);
-      if (headerLength > MAX_HEADER_BYTES || bodyLength > MAX_BODY_BYTES) {
-        throw new MalformedFrame("frame too large");
+    chunks.push(chunk);
+    buffered += chunk.length;
+    while (true) {
+      if (!lengths) {
+        if (buffered < 8) break;
+        const prefix = new DataView(take(8).buffer);
+        lengths = { header: prefix.getUint32(0), body: prefix.getUint32(4) };
+        if (lengths.header > MAX_HEADER_BYTES || lengths.body > MAX_BODY_BYTES) {
+          throw new MalformedFrame("frame too large");
+        }
       }
-      const total = 8 + headerLength + bodyLength;
-      if (buffer.length < total) break;
+      if (buffered < lengths.header + lengths.body) break;
       let header: unknown;
       try {
-        header = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(
-          buffer.subarray(8, 8 + headerLength),
-        ));
+        header = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(take(lengths.header)));
       } catch {
         throw new MalformedFrame("header is not JSON");
       }
-      yield { header, body: buffer.slice(8 + headerLength, total) };
-      buffer = buffer.slice(total);
+      yield { header, body: take(lengths.body) };
+      lengths = null;
     }
   }
 }

@@ -2,8 +2,12 @@
 // checks in the same queue turn that the pane is still the enrolled one: same id, same root
 // pid, not dead. Only its per-run nonce on stdout grants the run, so a user `command-alias`
 // that rebinds the guard's commands can never produce a grant; such an alias is reported.
+// The line goes through the control-mode connection when there is one: tmux parses a control
+// line into one command list and runs it in one turn of that client's queue, exactly as it does
+// a spawned client's argv, and saves the guard a process start.
 import { randomHex } from "./ids.ts";
-import { runTmux, type TmuxClient } from "./tmux.ts";
+import { runTmux, type TmuxClient, type TmuxResult } from "./tmux.ts";
+import { controlRun } from "./tmux_control.ts";
 
 export type GuardVerdict = "granted" | "denied" | "aliased";
 
@@ -28,7 +32,7 @@ export async function authorize(
   signal: AbortSignal,
 ): Promise<GuardVerdict> {
   const nonce = randomHex();
-  const result = await runTmux(tmux, [
+  const result = await guardCommand(tmux, paneId, [
     "show-options",
     "-s",
     "command-alias",
@@ -46,8 +50,24 @@ export async function authorize(
   if (result.code === 0 && lines.at(-1) === nonce) return "granted";
   // An alias can make the whole command list fail to parse, so nothing above ran: look again,
   // on its own, before calling the pane replaced.
-  const aliases = await runTmux(tmux, ["show-options", "-s", "command-alias"], signal);
+  const aliases = await guardCommand(tmux, paneId, ["show-options", "-s", "command-alias"], signal);
   return rebindsGuard(aliases.stdout.split("\n")) ? "aliased" : "denied";
+}
+
+/** The guard only reads, so a line lost with its control connection simply runs again. */
+async function guardCommand(
+  tmux: TmuxClient,
+  paneId: string,
+  args: string[],
+  signal: AbortSignal,
+): Promise<TmuxResult> {
+  try {
+    const viaControl = await controlRun(tmux, paneId, args, signal);
+    if (viaControl) return viaControl;
+  } catch (error) {
+    if (signal.aborted) throw error;
+  }
+  return await runTmux(tmux, args, signal);
 }
 
 function rebindsGuard(optionLines: string[]): boolean {

@@ -246,6 +246,11 @@ async function execute(
   body.set(err, out.length);
   await send({ type: "result", run_id: runId, completion: exit, stdout_bytes: out.length }, body);
 }
+
+/** Read buffers, kept across runs: a run of `true` then allocates nothing for its pipes. */
+const READ_CHUNK = 65536;
+const spareBuffers: Uint8Array[] = [];
+
 /** Reads a pipe holding at most `limit + 1` bytes; null (and `onOverflow`) past the limit. */
 function drainBounded(
   stream: ReadableStream<Uint8Array>,
@@ -254,19 +259,34 @@ function drainBounded(
 ): { bytes: Promise<Uint8Array | null>; cancel: () => void } {
   const reader = stream.getReader({ mode: "byob" });
   const bytes = (async () => {
-    const buffer = new Uint8Array(limit + 1);
+    const chunks: Uint8Array[] = [];
     let filled = 0;
+    // A BYOB read hands the buffer back, transferred, in `value`: read into it again.
+    let buffer = spareBuffers.pop() ?? new Uint8Array(READ_CHUNK);
     while (true) {
-      const room = buffer.subarray(filled, Math.min(buffer.length, filled + 65536));
-      const { value, done } = await reader.read(new Uint8Array(room.length));
-      if (done) return buffer.slice(0, filled);
-      buffer.set(value, filled);
+      const { value, done } = await reader.read(buffer);
+      // Cancelled: the buffer went with the read, and what was read so far is all there is.
+      if (value === undefined) break;
+      buffer = new Uint8Array(value.buffer);
+      if (done) {
+        if (spareBuffers.length < 4) spareBuffers.push(buffer);
+        break;
+      }
       filled += value.length;
       if (filled > limit) {
         onOverflow();
         return null;
       }
+      chunks.push(value.slice());
     }
+    if (chunks.length === 1) return chunks[0];
+    const all = new Uint8Array(filled);
+    let offset = 0;
+    for (const chunk of chunks) {
+      all.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return all;
   })().catch(() => null);
   return { bytes, cancel: () => void reader.cancel().catch(() => {}) };
 }

@@ -2,9 +2,7 @@
 // pid's parent, state and start time from `ps -o ppid= -o stat= -o lstart=`, and whether it
 // holds a file open from `lsof -p PID -a FILE`, which matches the file by device and inode, so
 // a symlinked directory (/tmp → /private/tmp) cannot hide it. The start time has one-second
-// resolution: a pid reused within the same second would pass for the same process. No
-// portable tool shows another process's umask, so readUmask answers null (unknown), and a
-// helper keeps the umask it inherited from its shell at enrollment.
+// resolution: a pid reused within the same second would pass for the same process.
 import type { ProcessFacts, ProcessIdentity } from "./procfs.ts";
 
 // Both tools in their system places on macOS (/bin, /usr/sbin) and Debian (/usr/bin), with a
@@ -63,13 +61,8 @@ async function holdsFileOpen(pid: number, path: string): Promise<boolean> {
   return code === 0 && stdout.split("\n").includes(`p${pid}`);
 }
 
-function readUmask(_pid: number): Promise<number | null> {
-  return Promise.resolve(null);
-}
-
 export const PORTABLE_FACTS: ProcessFacts = {
   name: "portable",
   readIdentity,
   holdsFileOpen,
-  readUmask,
 };

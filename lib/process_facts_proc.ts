@@ -32,14 +32,4 @@ async function holdsFileOpen(pid: number, path: string): Promise<boolean> {
   return false;
 }
 
-async function readUmask(pid: number): Promise<number | null> {
-  try {
-    const status = await Deno.readTextFile(`/proc/${pid}/status`);
-    const line = status.split("\n").find((l) => l.startsWith("Umask:"));
-    return line ? parseInt(line.slice(6).trim(), 8) : null;
-  } catch {
-    return null;
-  }
-}
-
-export const PROC_FACTS: ProcessFacts = { name: "proc", readIdentity, holdsFileOpen, readUmask };
+export const PROC_FACTS: ProcessFacts = { name: "proc", readIdentity, holdsFileOpen };

@@ -12,8 +12,6 @@ export type ProcessFacts = {
   name: "proc" | "portable";
   readIdentity(pid: number): Promise<ProcessIdentity | null>;
   holdsFileOpen(pid: number, path: string): Promise<boolean>;
-  /** null when unknown (the portable backend has no way to read it). */
-  readUmask(pid: number): Promise<number | null>;
 };
 
 /** TMUX_MCP_PROCESS_FACTS, where this process may read it (the helper may not: no --allow-env). */
@@ -45,8 +43,4 @@ export async function isSameProcess(identity: ProcessIdentity): Promise<boolean>
 
 export function holdsFileOpen(pid: number, path: string): Promise<boolean> {
   return facts.holdsFileOpen(pid, path);
-}
-
-export function readUmask(pid: number): Promise<number | null> {
-  return facts.readUmask(pid);
 }

@@ -4,6 +4,7 @@
 // never echoes tmux's stderr, which can contain paths and names.
 import type { ServerContext } from "./server_context.ts";
 import { runTmux, runTmuxRaw, type TmuxClient } from "./tmux.ts";
+import { controlCall } from "./tmux_control.ts";
 import { refusal, type ToolPayload } from "./tool_result.ts";
 
 export type SessionArgs = { session_id?: string; session_name?: string };
@@ -94,7 +95,7 @@ export async function tmuxCall(
 ): Promise<TmuxOutcome<string>> {
   let result;
   try {
-    result = await runTmux(client, args, signal);
+    result = await controlCall(client, args, signal) ?? await runTmux(client, args, signal);
   } catch (error) {
     if (signal?.aborted) throw error;
     return { ok: false, payload: TMUX_UNAVAILABLE };

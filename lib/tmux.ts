@@ -14,7 +14,8 @@ export type TmuxResult = { code: number; stdout: string; stderr: string };
 
 let cleanEnv: Record<string, string> | undefined;
 
-function tmuxEnvironment(): Record<string, string> {
+/** This process's environment without TMUX and TMUX_PANE, for every tmux client it starts. */
+export function tmuxEnvironment(): Record<string, string> {
   if (!cleanEnv) {
     const env = Deno.env.toObject();
     delete env.TMUX;

@@ -106,8 +106,3 @@ Deno.test("both backends tell a process holding a file open from one that does n
     assert.equal(await facts.holdsFileOpen(holder.child.pid, held), false, facts.name);
   }
 });
-
-Deno.test("the umask is read from /proc and is unknown (null) without it", async () => {
-  if (LINUX) assert.equal(await PROC_FACTS.readUmask(Deno.pid), Deno.umask());
-  assert.equal(await PORTABLE_FACTS.readUmask(Deno.pid), null);
-});

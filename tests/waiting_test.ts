@@ -271,7 +271,9 @@ async function tmuxChildren(): Promise<number[]> {
     try {
       const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
       const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (parent === Deno.pid) children.push(Number(entry.name));
+      // The control-mode client stays attached by design; it ends when the server closes.
+      const argv = (await Deno.readTextFile(`/proc/${entry.name}/cmdline`)).split("\0");
+      if (parent === Deno.pid && !argv.includes("-C")) children.push(Number(entry.name));
     } catch {
       // exited while we looked
     }

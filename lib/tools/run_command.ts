@@ -34,10 +34,10 @@ import {
   effectiveTimeout,
   MAX_LINES,
   PANE_ID,
-  pause,
   SOCKET_NAME,
   toolOutput,
 } from "./toolkit.ts";
+import { watchOutput } from "../tmux_control.ts";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
 const POLL_MS = 50;
@@ -252,6 +252,7 @@ async function runCommand(
   if (busyLine) return busyLine;
   const timeout = effectiveTimeout(context, a.timeout);
   const id = randomHex(8);
+  const output = watchOutput(client, a.pane_id);
   const sent = await pasteIntoPane(
     client,
     a.pane_id,
@@ -297,7 +298,7 @@ async function runCommand(
       lastProgress = Date.now();
       extra.progress((lastProgress - started) / 1000, "waiting for the command to finish");
     }
-    await pause(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
+    await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
   }
 
   function finish(

@@ -1,8 +1,7 @@
 // What the tool files share, so none of them imports another: the way a tool is defined (its
 // handler typed by its input schema), the parameter and result blocks many schemas repeat
 // (written once here and composed into self-contained schemas), annotation presets, common
-// refusals, tmux_run's limits (which tmux_capabilities reports), and how waits are bounded and
-// paused.
+// refusals, tmux_run's limits (which tmux_capabilities reports), and how waits are bounded.
 import type { Containment } from "../caller.ts";
 import {
   DIALECT,
@@ -238,17 +237,4 @@ export const MAX_CONCURRENT_RUNS = 8;
 export function effectiveTimeout(context: ServerContext, requested: number | undefined): number {
   const ceiling = context.config.waitMaxSeconds;
   return Math.min(requested ?? ceiling, ceiling);
-}
-
-/** Resolves after `ms`, or at once when `signal` is aborted. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
 }

@@ -2,7 +2,7 @@
 // wait_for_text for "tell me when this appears". Both read only what arrived after a cursor,
 // so text already on screen (or typed before the wait) never matches. Waits are clamped to the
 // server's ceiling, poll tmux with short-lived children that the request's cancellation kills,
-// and report progress while they last.
+// wake as soon as the pane writes (lib/tmux_control.ts), and report progress while they last.
 import {
   bounded,
   type Cursor,
@@ -35,11 +35,11 @@ import {
   effectiveTimeout,
   MAX_LINES,
   PANE_ID,
-  pause,
   READ_ONLY,
   SOCKET_NAME,
   toolOutput,
 } from "./toolkit.ts";
+import { watchOutput } from "../tmux_control.ts";
 
 const POLL_MS = 100;
 
@@ -171,15 +171,6 @@ function lastLines(shot: Snapshot): string {
   return bounded(screen, LAST_LINES, shot.escaped).text;
 }
 
-/**
- * Resolves when it is time to look at the pane again: after the poll interval, at the
- * deadline, or at once when the request is cancelled. It is the only place a wait sleeps, so
- * a wake-up on the pane's output can take the timer's place here without touching the loop.
- */
-export function untilNextLook(deadline: number, signal: AbortSignal): Promise<void> {
-  return pause(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
-}
-
 const WAIT_FOR_TEXT_INPUT = toolInput(["pane_id", "patterns"], {
   pane_id: PANE_ID,
   socket_name: SOCKET_NAME,
@@ -271,6 +262,7 @@ async function waitForText(
   let cursor = cursorFor(a.pane_id, a.cursor);
   if (cursor === null) return INVALID_CURSOR;
   const client = clientFor(context, a.socket_name);
+  const output = watchOutput(client, a.pane_id);
   const timeout = effectiveTimeout(context, a.timeout);
   const started = Date.now();
   const deadline = started + timeout * 1000;
@@ -327,7 +319,7 @@ async function waitForText(
       lastProgress = Date.now();
       extra.progress((lastProgress - started) / 1000, "waiting for text");
     }
-    await untilNextLook(deadline, extra.signal);
+    await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
   }
 }
 

@@ -1,0 +1,271 @@
+// The control-mode connection against a real tmux: it answers commands (reads as a spawned
+// client would), wakes a wait when a pane writes (and pauses panes nobody waits on), does not
+// pass for a person, comes back after the tmux server restarts, gives way to spawned clients
+// when control mode is unavailable, and keeps the guard's command line in one queue turn.
+import assert from "node:assert/strict";
+import {
+  type Lab,
+  processExists,
+  splitPane,
+  typeInto,
+  waitFor,
+  waitForPrompt,
+  withLab,
+  zshCommand,
+} from "./harness.ts";
+import { authorize } from "../lib/guard.ts";
+import {
+  closeControlConnections,
+  controlCall,
+  controlRun,
+  watchOutput,
+} from "../lib/tmux_control.ts";
+import { runTmux, type TmuxClient } from "../lib/tmux.ts";
+
+/** The client flags of each control client attached to the lab's server. */
+async function controlClients(lab: Lab): Promise<string[]> {
+  const out = await lab.tmuxCmd(
+    "list-clients",
+    "-F",
+    "#{client_control_mode} #{client_flags}",
+  );
+  return out.split("\n").filter((line) => line.startsWith("1 ")).map((line) => line.slice(2));
+}
+
+async function panePid(lab: Lab): Promise<number> {
+  return Number(await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_pid}"));
+}
+
+/** Fails the test with `what` if `promise` has not settled within a generous bound. */
+async function within<T>(what: string, promise: Promise<T>, ms = 30_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+Deno.test("a control connection answers commands and is not counted as a person", () =>
+  withLab(async (lab) => {
+    const size = "#{window_width}x#{window_height}";
+    const before = await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, size);
+    try {
+      const result = await controlRun(lab.tmux, lab.pane, [
+        "display-message",
+        "-p",
+        "-t",
+        lab.pane,
+        "#{pane_id}",
+        ";",
+        "display-message",
+        "-p",
+        "second",
+      ]);
+      assert.deepEqual(result, { code: 0, stdout: `${lab.pane}\nsecond\n`, stderr: "" });
+      const failed = await controlRun(lab.tmux, lab.pane, ["list-panes", "-t", "%999"]);
+      assert.equal(failed?.code, 1);
+      const clients = await controlClients(lab);
+      assert.equal(clients.length, 1);
+      for (const flag of ["ignore-size", "read-only"]) {
+        assert.ok(clients[0].split(",").includes(flag), `the control client lacks ${flag}`);
+      }
+      assert.equal(await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, size), before);
+    } finally {
+      await closeControlConnections();
+    }
+    assert.deepEqual(await controlClients(lab), []);
+  }));
+
+Deno.test("a read through an open control connection answers as a spawned client does", () =>
+  withLab(async (lab) => {
+    await lab.tmuxCmd("rename-window", "-t", lab.pane, "ünïcode 😀 name");
+    const args = ["list-panes", "-a", "-F", "#{pane_id}\t#{window_name}\t#{pane_pid}"];
+    try {
+      assert.equal(await controlCall(lab.tmux, args), null, "no connection is open yet");
+      await controlRun(lab.tmux, lab.pane, ["display-message", "-p", "open"]);
+      const viaControl = await controlCall(lab.tmux, args);
+      assert.ok(viaControl?.stdout.includes(`${lab.pane}\tünïcode 😀 name\t`));
+      assert.deepEqual(viaControl, await runTmux(lab.tmux, args));
+      assert.equal(await controlCall(lab.tmux, ["new-window", "-d"]), null, "not a routed read");
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
+Deno.test("a wait on a pane that does not exist does not turn control mode off", () =>
+  withLab(async (lab) => {
+    try {
+      const never = new AbortController().signal;
+      await within("a wait on a missing pane", watchOutput(lab.tmux, "%999").wake(50, never));
+      assert.equal(
+        (await controlRun(lab.tmux, lab.pane, ["display-message", "-p", "ok"]))?.stdout,
+        "ok\n",
+      );
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
+Deno.test("a wait wakes when the pane writes", () =>
+  withLab(async (lab) => {
+    try {
+      const output = watchOutput(lab.tmux, lab.pane);
+      // The first wake returns once the connection is attached; the pane has not written yet.
+      await within("the connection to attach", output.wake(600_000, new AbortController().signal));
+      assert.equal((await controlClients(lab)).length, 1);
+      // Nothing else ends this wake for ten minutes: only the pane's output can.
+      const waking = output.wake(600_000, new AbortController().signal);
+      await typeInto(lab, "echo WOKEN", true);
+      await within("the wait to wake on the pane's output", waking);
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
+Deno.test("a pane nobody waits on is paused, and a wait on it resumes it", () =>
+  withLab(async (lab) => {
+    const never = new AbortController().signal;
+    try {
+      await within(
+        "the connection to attach",
+        watchOutput(lab.tmux, lab.pane).wake(600_000, never),
+      );
+      const other = await splitPane(lab, ...zshCommand(lab.dir));
+      await waitForPrompt({ ...lab, pane: other });
+      const later = watchOutput(lab.tmux, other);
+      await within("the pane to be watched again", later.wake(600_000, never));
+      const waking = later.wake(600_000, never);
+      await lab.tmuxCmd("send-keys", "-t", other, "-l", "echo AGAIN");
+      await lab.tmuxCmd("send-keys", "-t", other, "Enter");
+      await within("the wait to wake on the pane's output", waking);
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
+Deno.test("silencing and resuming a pane while it writes leaves the tmux server running", () =>
+  withLab(async (lab) => {
+    const never = new AbortController().signal;
+    try {
+      await within(
+        "the connection to attach",
+        watchOutput(lab.tmux, lab.pane).wake(600_000, never),
+      );
+      // A new pane writes before anyone waits on it, so it is silenced with output in flight;
+      // a wait then resumes it while it still writes. (tmux 3.3a crashed when this was done
+      // with `off` and `on`.)
+      for (let round = 0; round < 10; round++) {
+        const pane = await splitPane(
+          lab,
+          "sh",
+          "-c",
+          "seq 1 20000; printf '%s%s\\n' DO NE; exec sleep 60",
+        );
+        const watch = watchOutput(lab.tmux, pane);
+        await waitFor(`the output of round ${round} to end`, async () => {
+          await watch.wake(100, never);
+          return (await lab.tmuxCmd("capture-pane", "-p", "-t", pane)).includes("DONE");
+        });
+        await lab.tmuxCmd("kill-pane", "-t", pane);
+      }
+      assert.equal(
+        await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_id}"),
+        lab.pane,
+      );
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
+Deno.test("the control connection comes back after the tmux server restarts", () =>
+  withLab(async (lab) => {
+    try {
+      const first = await controlRun(lab.tmux, lab.pane, ["display-message", "-p", "one"]);
+      assert.equal(first?.stdout, "one\n");
+      const serverPid = Number(await lab.tmuxCmd("display-message", "-p", "#{pid}"));
+      await lab.tmuxCmd("kill-server");
+      await waitFor("the tmux server to exit", async () => !await processExists(serverPid));
+      await lab.tmuxCmd("-f", "/dev/null", "new-session", "-d", "--", ...zshCommand(lab.dir));
+      const pane = await lab.tmuxCmd("display-message", "-p", "-t", "$0", "#{pane_id}");
+      await waitForPrompt({ ...lab, pane });
+      const again = await waitFor("a command through a new control connection", async () => {
+        const result = await controlRun(lab.tmux, pane, ["display-message", "-p", "two"])
+          .catch(() => null);
+        return result?.stdout === "two\n" ? result : null;
+      });
+      assert.equal(again.code, 0);
+      assert.equal((await controlClients(lab)).length, 1);
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
+Deno.test("without control mode, commands fall back to spawned clients and waits to polling", () =>
+  withLab(async (lab) => {
+    const wrapper = `${lab.dir}/tmux-without-control-mode`;
+    await Deno.writeTextFile(
+      wrapper,
+      `#!/bin/sh\nfor arg; do [ "$arg" = -C ] && exit 1; done\nexec tmux "$@"\n`,
+    );
+    await Deno.chmod(wrapper, 0o755);
+    const tmux: TmuxClient = { bin: wrapper, socket: lab.tmux.socket };
+    try {
+      assert.equal(await controlRun(tmux, lab.pane, ["display-message", "-p", "x"]), null);
+      const signal = new AbortController().signal;
+      assert.equal(await authorize(tmux, lab.pane, await panePid(lab), signal), "granted");
+      assert.equal(await authorize(tmux, lab.pane, 1, signal), "denied");
+      const output = watchOutput(tmux, lab.pane);
+      await within("a polling wake to return", output.wake(50, signal));
+      assert.deepEqual(await controlClients(lab), []);
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
+Deno.test(
+  "the guard's command line runs in one queue turn: a respawn released by it runs after it",
+  () =>
+    withLab(async (lab) => {
+      const signal = new AbortController().signal;
+      try {
+        const pid = await panePid(lab);
+        assert.equal(await authorize(lab.tmux, lab.pane, pid, signal), "granted");
+        assert.equal((await controlClients(lab)).length, 1, "the guard used no control client");
+        // A rogue client waits, inside tmux's queue, to respawn the pane; the guard's first
+        // command releases it through a user hook. If the guard's checks ran in a later queue
+        // turn than that command, the respawn would run first and the guard would deny.
+        await lab.tmuxCmd("set-hook", "-g", "after-show-options", "wait-for -S release");
+        const rogue = new Deno.Command("tmux", {
+          args: [
+            "-u",
+            "-L",
+            lab.socketName,
+            "wait-for",
+            "-S",
+            "rogue-ready",
+            ";",
+            "wait-for",
+            "release",
+            ";",
+            "respawn-pane",
+            "-k",
+            "-t",
+            lab.pane,
+          ],
+          stdout: "null",
+          stderr: "null",
+        }).spawn();
+        await lab.tmuxCmd("wait-for", "rogue-ready");
+        assert.equal(await authorize(lab.tmux, lab.pane, pid, signal), "granted");
+        assert.equal((await rogue.status).code, 0);
+        assert.notEqual(await panePid(lab), pid, "the released respawn did not run");
+        assert.equal(await authorize(lab.tmux, lab.pane, pid, signal), "denied");
+      } finally {
+        await closeControlConnections();
+      }
+    }),
+);
