@@ -1,7 +1,7 @@
 // The command-line entry: the MCP server on stdio by default, plus `helper` (started by an
 // enrolled shell, never by hand). It only parses and dispatches; subcommands are imported
 // lazily so the helper starts without loading the MCP SDK.
-import { parseCommandLine, UsageError } from "./lib/config.ts";
+import { parseCommandLine, UsageError } from "./lib/mcp/config.ts";
 import { VERSION } from "./lib/version.ts";
 
 const USAGE = `tmux-mcp ${VERSION}: an MCP server for tmux (stdio)
@@ -25,7 +25,7 @@ options:
 
 async function main(args: string[]): Promise<number> {
   if (args[0] === "helper") {
-    await (await import("./lib/helper_process.ts")).runHelper();
+    await (await import("./lib/run/helper_process.ts")).runHelper();
     return 0;
   }
   let parsed;
@@ -45,21 +45,21 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   if (parsed.command === "enroll") {
-    return await (await import("./lib/in_pane.ts")).runEnroll(parsed.server);
+    return await (await import("./lib/cli/in_pane.ts")).runEnroll(parsed.server);
   }
   if (parsed.command === "leave") {
-    console.log((await import("./lib/in_pane.ts")).leaveLine());
+    console.log((await import("./lib/cli/in_pane.ts")).leaveLine());
     return 0;
   }
-  if (parsed.command === "demo") return await (await import("./lib/demo.ts")).runDemo();
+  if (parsed.command === "demo") return await (await import("./lib/cli/demo.ts")).runDemo();
   if (parsed.command === "smoke") {
-    return await (await import("./lib/smoke.ts")).runSmoke(parsed.script);
+    return await (await import("./lib/cli/smoke.ts")).runSmoke(parsed.script);
   }
   if (parsed.command !== "serve") {
     console.error("tmux-mcp: unknown command (see --help)");
     return 2;
   }
-  const { serveStdio, StartupError } = await import("./lib/server.ts");
+  const { serveStdio, StartupError } = await import("./lib/mcp/server.ts");
   try {
     await serveStdio(parsed.config);
   } catch (error) {

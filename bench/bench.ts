@@ -14,9 +14,9 @@ import {
   sourceInPane,
   waitFor,
   waitForPromptIn,
-} from "../lib/private_lab.ts";
-import { readIdentity } from "../lib/procfs.ts";
-import { runTmux } from "../lib/tmux.ts";
+} from "../lib/cli/private_lab.ts";
+import { readIdentity } from "../lib/run/procfs.ts";
+import { runTmux } from "../lib/tmux/tmux.ts";
 
 const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
 const ENROLLED_PANES = 8;

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { type Lab, typeInto, waitForPrompt, waitUntilRunning, withLab } from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
 import { isKeyName } from "../lib/tools/execute.ts";
-import { runTmux } from "../lib/tmux.ts";
+import { runTmux } from "../lib/tmux/tmux.ts";
 
 const SECRET = "hunter2-do-not-echo";
 

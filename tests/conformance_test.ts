@@ -6,8 +6,8 @@
 // otherwise ends the server with a stderr line and a non-zero status, never silently.
 import assert from "node:assert/strict";
 import { randomHex } from "../lib/ids.ts";
-import { denoTrustEnvironment } from "../lib/private_lab.ts";
-import { MAX_LINE_BYTES } from "../lib/stdio_transport.ts";
+import { denoTrustEnvironment } from "../lib/cli/private_lab.ts";
+import { MAX_LINE_BYTES } from "../lib/mcp/stdio_transport.ts";
 import type { Payload } from "./harness.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;

@@ -1,10 +1,10 @@
 // Enrollment is consent: the setup file is private, exclusive and short-lived, and `source` is
 // refused (status 1, one line, shell unchanged) anywhere but the pane's own interactive zsh.
 import assert from "node:assert/strict";
-import { parseCommandLine } from "../lib/config.ts";
+import { parseCommandLine } from "../lib/mcp/config.ts";
 import { tmuxCapabilitiesTool } from "../lib/tools/tmux_capabilities.ts";
-import { startServer, StartupError } from "../lib/server.ts";
-import { encodeFrame, readFrames } from "../lib/frames.ts";
+import { startServer, StartupError } from "../lib/mcp/server.ts";
+import { encodeFrame, readFrames } from "../lib/run/frames.ts";
 import {
   type Lab,
   splitPane,

@@ -1,7 +1,7 @@
 // The helper wire without tmux: frames survive any split of the byte stream, and a frame that
 // is too large or whose header is not JSON is refused.
 import assert from "node:assert/strict";
-import { encodeFrame, type Frame, MalformedFrame, readFrames } from "../lib/frames.ts";
+import { encodeFrame, type Frame, MalformedFrame, readFrames } from "../lib/run/frames.ts";
 
 function streamOf(bytes: Uint8Array, chunkSizes: number[]): ReadableStream<Uint8Array> {
   const chunks: Uint8Array[] = [];

@@ -1,10 +1,10 @@
 // The inspect, manage and execute tools against a real tmux server: each one's ordinary use and
 // its main refusal, exact targets (no fallback to some other object), formats that could run
 // shell commands, and the per-call socket_name.
-import { stopTmuxServer } from "../lib/private_lab.ts";
+import { stopTmuxServer } from "../lib/cli/private_lab.ts";
 import assert from "node:assert/strict";
 import { randomHex } from "../lib/ids.ts";
-import type { TmuxClient } from "../lib/tmux.ts";
+import type { TmuxClient } from "../lib/tmux/tmux.ts";
 import {
   type Lab,
   splitPane,

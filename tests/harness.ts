@@ -4,11 +4,11 @@
 // This is the one place a test builds a server and a client (withConnectedServer) and checks
 // a tool result (callTool); withServer and general_session.ts's withGeneral are views on it.
 import { Client, InMemoryTransport } from "./test_deps.ts";
-import { parseCommandLine } from "../lib/config.ts";
+import { parseCommandLine } from "../lib/mcp/config.ts";
 import { randomHex } from "../lib/ids.ts";
-import { defaultHelperCommand, type RunningServer, startServer } from "../lib/server.ts";
-import type { RunHooks, ServerContext } from "../lib/server_context.ts";
-import { socketPath } from "../lib/tmux.ts";
+import { defaultHelperCommand, type RunningServer, startServer } from "../lib/mcp/server.ts";
+import type { RunHooks, ServerContext } from "../lib/mcp/server_context.ts";
+import { socketPath } from "../lib/tmux/tmux.ts";
 import {
   denoTrustEnvironment,
   labZshCommand,
@@ -17,8 +17,8 @@ import {
   sourceInPane,
   waitFor,
   waitForPromptIn,
-} from "../lib/private_lab.ts";
-import { isValid, type JsonSchema, schemas, validationErrors } from "../lib/schemas.ts";
+} from "../lib/cli/private_lab.ts";
+import { isValid, type JsonSchema, schemas, validationErrors } from "../lib/mcp/schemas.ts";
 import assert from "node:assert/strict";
 
 // MCP clients start servers with a bare environment: no locale at all. The tests run the server

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { runDeno } from "./harness.ts";
 
-const LAB = new URL("../lib/private_lab.ts", import.meta.url).href;
+const LAB = new URL("../lib/cli/private_lab.ts", import.meta.url).href;
 
 const PROBE = `
 import { openLab } from "${LAB}";

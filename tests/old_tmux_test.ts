@@ -4,9 +4,9 @@
 // line naming the version needed and leaves the shell as it was. Runs when TMUX_MCP_OLD_TMUX
 // names such a tmux (.ci/run sets it); otherwise it is reported ignored.
 import assert from "node:assert/strict";
-import { openLab, waitFor } from "../lib/private_lab.ts";
+import { openLab, waitFor } from "../lib/cli/private_lab.ts";
 import { withStdioServer } from "./stdio_server.ts";
-import { socketPath } from "../lib/tmux.ts";
+import { socketPath } from "../lib/tmux/tmux.ts";
 
 const OLD_TMUX = Deno.env.get("TMUX_MCP_OLD_TMUX");
 

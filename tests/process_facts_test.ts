@@ -3,10 +3,10 @@
 // time stable, see a zombie or an exited process as gone, tell a process that holds a file open
 // from one that does not, and pick /proc on Linux and ps/lsof elsewhere unless told otherwise.
 import assert from "node:assert/strict";
-import { chooseProcessFacts, type ProcessFacts } from "../lib/procfs.ts";
-import { PROC_FACTS } from "../lib/process_facts_proc.ts";
-import { PORTABLE_FACTS } from "../lib/process_facts_portable.ts";
-import { waitFor } from "../lib/private_lab.ts";
+import { chooseProcessFacts, type ProcessFacts } from "../lib/run/procfs.ts";
+import { PROC_FACTS } from "../lib/run/process_facts_proc.ts";
+import { PORTABLE_FACTS } from "../lib/run/process_facts_portable.ts";
+import { waitFor } from "../lib/cli/private_lab.ts";
 
 const LINUX = Deno.build.os === "linux";
 const BACKENDS: ProcessFacts[] = LINUX ? [PROC_FACTS, PORTABLE_FACTS] : [PORTABLE_FACTS];

@@ -5,7 +5,7 @@
 // for every client built on it; this process has no locale (tests/harness.ts scrubs it).
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "./test_deps.ts";
-import { denoTrustEnvironment } from "../lib/private_lab.ts";
+import { denoTrustEnvironment } from "../lib/cli/private_lab.ts";
 import type { Payload } from "./harness.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;

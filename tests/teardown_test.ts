@@ -1,10 +1,10 @@
 // The teardown tools, run by a server that believes it lives in the lab's first pane (TMUX and
 // TMUX_PANE as tmux would set them): its own pane, window, session and server are refused, other
 // objects are removed, a %0 on another socket is not "ours", and uncertainty refuses.
-import { stopTmuxServer } from "../lib/private_lab.ts";
+import { stopTmuxServer } from "../lib/cli/private_lab.ts";
 import assert from "node:assert/strict";
 import { randomHex } from "../lib/ids.ts";
-import { runTmux, type TmuxClient } from "../lib/tmux.ts";
+import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
 import { type Lab, splitPane, waitFor, waitForPrompt, withLab } from "./harness.ts";
 import { type GeneralSession, tmuxEnvironmentFor, withGeneral } from "./general_session.ts";
 

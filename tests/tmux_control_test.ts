@@ -13,14 +13,14 @@ import {
   withLab,
   zshCommand,
 } from "./harness.ts";
-import { authorize } from "../lib/guard.ts";
+import { authorize } from "../lib/run/guard.ts";
 import {
   closeControlConnections,
   controlCall,
   controlRun,
   watchOutput,
-} from "../lib/tmux_control.ts";
-import { runTmux, type TmuxClient } from "../lib/tmux.ts";
+} from "../lib/tmux/tmux_control.ts";
+import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
 
 /** The client flags of each control client attached to the lab's server. */
 async function controlClients(lab: Lab): Promise<string[]> {

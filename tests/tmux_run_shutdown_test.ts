@@ -4,9 +4,9 @@
 // a SIGKILLed server is removed at the next start.
 import assert from "node:assert/strict";
 import { type Lab, splitPane, waitFor, waitForPrompt, withLab, zshCommand } from "./harness.ts";
-import { sourceInPane } from "../lib/private_lab.ts";
-import { privateBaseDirectory } from "../lib/rendezvous.ts";
-import { isValid, schemas, validationErrors } from "../lib/schemas.ts";
+import { sourceInPane } from "../lib/cli/private_lab.ts";
+import { privateBaseDirectory } from "../lib/run/rendezvous.ts";
+import { isValid, schemas, validationErrors } from "../lib/mcp/schemas.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { type Lab, splitPane, typeInto, waitFor, waitForPrompt, withLab } from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
-import { parseCommandLine } from "../lib/config.ts";
+import { parseCommandLine } from "../lib/mcp/config.ts";
 
 function zsh(fn: (lab: Lab, s: GeneralSession) => Promise<void>): () => Promise<void> {
   return () => withLab((lab) => withGeneral(lab, {}, (s) => fn(lab, s)));

@@ -1,11 +1,11 @@
 // The tools that supply input to programs or start them: keystrokes, pasted text, a respawned
 // pane, environment for future processes. They act on exact ids only; respawning with kill is
 // refused for the pane this MCP server runs in, since it would end the server's own process.
-import { pasteIntoPane } from "../paste.ts";
-import { containsCaller } from "../caller.ts";
-import { boolean, string, toolInput } from "../json_schema.ts";
-import { clientFor, describe, resolveSession, tmuxCall } from "../targets.ts";
-import { refusal, success } from "../tool_result.ts";
+import { pasteIntoPane } from "../tmux/paste.ts";
+import { containsCaller } from "../tmux/caller.ts";
+import { boolean, string, toolInput } from "../mcp/json_schema.ts";
+import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
+import { refusal, success } from "../mcp/tool_result.ts";
 import {
   containsCallerRefusal,
   defineTool,

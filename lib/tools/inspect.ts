@@ -1,8 +1,8 @@
 // The read-only tools: what exists on a tmux server and what its panes show. They never
 // create a server (every command here fails rather than starting one), never expand a format
 // that could run a shell command, and bound every listing and capture, keeping the tail.
-import { sameServerAsCaller } from "../caller.ts";
-import { bounded, DEFAULT_MAX_LINES, snapshot } from "../capture.ts";
+import { sameServerAsCaller } from "../tmux/caller.ts";
+import { bounded, DEFAULT_MAX_LINES, snapshot } from "../tmux/capture.ts";
 import {
   array,
   boolean,
@@ -13,8 +13,8 @@ import {
   type Static,
   string,
   toolInput,
-} from "../json_schema.ts";
-import type { ServerContext } from "../server_context.ts";
+} from "../mcp/json_schema.ts";
+import type { ServerContext } from "../mcp/server_context.ts";
 import {
   clientFor,
   describe,
@@ -24,9 +24,9 @@ import {
   sessionTarget,
   tmuxCall,
   UNSAFE_FORMAT,
-} from "../targets.ts";
-import type { TmuxClient } from "../tmux.ts";
-import { refusal, success } from "../tool_result.ts";
+} from "../tmux/targets.ts";
+import type { TmuxClient } from "../tmux/tmux.ts";
+import { refusal, success } from "../mcp/tool_result.ts";
 import {
   defineTool,
   MAX_LINES,

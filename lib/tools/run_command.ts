@@ -9,9 +9,15 @@
 // because it may, and the next call refuses until that run is over, since a line typed while it
 // reads input would become its input. Text a person left at the prompt is refused too: the
 // server remembers the prompt the shell drew after its last run and compares the line with it.
-import { pasteIntoPane } from "../paste.ts";
-import { bounded, cursorLine, DEFAULT_MAX_LINES, type Snapshot, snapshot } from "../capture.ts";
-import { containsCaller } from "../caller.ts";
+import { pasteIntoPane } from "../tmux/paste.ts";
+import {
+  bounded,
+  cursorLine,
+  DEFAULT_MAX_LINES,
+  type Snapshot,
+  snapshot,
+} from "../tmux/capture.ts";
+import { containsCaller } from "../tmux/caller.ts";
 import { randomHex } from "../ids.ts";
 import {
   boolean,
@@ -23,11 +29,11 @@ import {
   type Static,
   string,
   toolInput,
-} from "../json_schema.ts";
-import type { ServerContext, ToolExtra } from "../server_context.ts";
-import { clientFor } from "../targets.ts";
-import { socketPath, type TmuxClient } from "../tmux.ts";
-import { refusal, success, type ToolPayload } from "../tool_result.ts";
+} from "../mcp/json_schema.ts";
+import type { ServerContext, ToolExtra } from "../mcp/server_context.ts";
+import { clientFor } from "../tmux/targets.ts";
+import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
+import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
   CANCELLED,
   defineTool,
@@ -37,7 +43,7 @@ import {
   SOCKET_NAME,
   toolOutput,
 } from "./toolkit.ts";
-import { watchOutput } from "../tmux_control.ts";
+import { watchOutput } from "../tmux/tmux_control.ts";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
 const POLL_MS = 50;

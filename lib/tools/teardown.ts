@@ -1,13 +1,13 @@
 // The tools that remove tmux objects or retained history. Each resolves its target to one
-// exact id first, then asks lib/caller.ts whether that object contains this MCP server
+// exact id first, then asks lib/tmux/caller.ts whether that object contains this MCP server
 // process; anything but a clear "not ours" is refused, because removing the agent's own pane,
 // window, session or server would end the session that asked.
-import { containsCaller } from "../caller.ts";
-import { object, string } from "../json_schema.ts";
-import type { ServerContext } from "../server_context.ts";
-import { clientFor, describe, resolveSession, tmuxCall } from "../targets.ts";
-import type { TmuxClient } from "../tmux.ts";
-import { success, type ToolPayload } from "../tool_result.ts";
+import { containsCaller } from "../tmux/caller.ts";
+import { object, string } from "../mcp/json_schema.ts";
+import type { ServerContext } from "../mcp/server_context.ts";
+import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
+import type { TmuxClient } from "../tmux/tmux.ts";
+import { success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
   containsCallerRefusal,
   defineTool,

@@ -1,7 +1,7 @@
 // Discovery for tmux_run: the generation to pass back, the limits, and which panes are
 // enrolled. It asks tmux only with a command that fails rather than starting a daemon, so
 // looking never creates a tmux server.
-import { MAX_ENROLLMENTS } from "../enrollment.ts";
+import { MAX_ENROLLMENTS } from "../run/enrollment.ts";
 import {
   array,
   boolean,
@@ -13,9 +13,9 @@ import {
   object,
   type Schema,
   string,
-} from "../json_schema.ts";
-import { runTmux, socketPath } from "../tmux.ts";
-import { success } from "../tool_result.ts";
+} from "../mcp/json_schema.ts";
+import { runTmux, socketPath } from "../tmux/tmux.ts";
+import { success } from "../mcp/tool_result.ts";
 import {
   DEFAULT_OUTPUT_LIMIT,
   defineTool,

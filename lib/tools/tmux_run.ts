@@ -2,18 +2,18 @@
 // phases read in order — prepare (nothing authorized), authorize (the tmux-queue guard, the
 // commit point), execute, retire (always) — and every failure is a RunFailure that says what
 // is known; run_outcome.ts turns it into `{code, delivery, effects}`.
-import type { Departure, EnrolledShell, RunEvent, RunSlot } from "../enrollment.ts";
-import { EventQueue } from "../enrollment.ts";
-import type { Completion, HelperMessage } from "../frames.ts";
-import { authorize } from "../guard.ts";
+import type { Departure, EnrolledShell, RunEvent, RunSlot } from "../run/enrollment.ts";
+import { EventQueue } from "../run/enrollment.ts";
+import type { Completion, HelperMessage } from "../run/frames.ts";
+import { authorize } from "../run/guard.ts";
 import { randomHex, sha256Hex } from "../ids.ts";
-import { isSameProcess, readIdentity } from "../procfs.ts";
-import { describeStop, stopGroup, type StopReport } from "../process_group.ts";
-import { failurePayload, type Receipt, RunFailure } from "../run_outcome.ts";
-import { schemas } from "../schemas.ts";
-import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context.ts";
-import { success, type ToolPayload } from "../tool_result.ts";
-import { encodeOutput } from "../output_encoding.ts";
+import { isSameProcess, readIdentity } from "../run/procfs.ts";
+import { describeStop, stopGroup, type StopReport } from "../run/process_group.ts";
+import { failurePayload, type Receipt, RunFailure } from "../run/run_outcome.ts";
+import { schemas } from "../mcp/schemas.ts";
+import type { ServerContext, ToolDefinition, ToolExtra } from "../mcp/server_context.ts";
+import { success, type ToolPayload } from "../mcp/tool_result.ts";
+import { encodeOutput } from "../run/output_encoding.ts";
 import { DEFAULT_OUTPUT_LIMIT, MAX_CONCURRENT_RUNS, MAX_SCRIPT_BYTES } from "./toolkit.ts";
 /**
  * How long a stopped run waits for the helper to confirm the stop (its own TERM then KILL takes

@@ -2,7 +2,7 @@
 // handler typed by its input schema), the parameter and result blocks many schemas repeat
 // (written once here and composed into self-contained schemas), annotation presets, common
 // refusals, tmux_run's limits (which tmux_capabilities reports), and how waits are bounded.
-import type { Containment } from "../caller.ts";
+import type { Containment } from "../tmux/caller.ts";
 import {
   DIALECT,
   enumOf,
@@ -12,10 +12,10 @@ import {
   type Schema,
   string,
   toolInput,
-} from "../json_schema.ts";
-import { inputProblems, isValid } from "../schemas.ts";
-import type { ServerContext, ToolDefinition, ToolExtra } from "../server_context.ts";
-import { refusal, type ToolPayload } from "../tool_result.ts";
+} from "../mcp/json_schema.ts";
+import { inputProblems, isValid } from "../mcp/schemas.ts";
+import type { ServerContext, ToolDefinition, ToolExtra } from "../mcp/server_context.ts";
+import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 
 /** A tool whose handler receives the type its input schema accepts. */
 type TypedTool<T> = Omit<ToolDefinition, "inputSchema" | "handle"> & {

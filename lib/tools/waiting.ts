@@ -2,7 +2,7 @@
 // wait_for_text for "tell me when this appears". Both read only what arrived after a cursor,
 // so text already on screen (or typed before the wait) never matches. Waits are clamped to the
 // server's ceiling, poll tmux with short-lived children that the request's cancellation kills,
-// wake as soon as the pane writes (lib/tmux_control.ts), and report progress while they last.
+// wake as soon as the pane writes (lib/tmux/tmux_control.ts), and report progress while they last.
 import {
   bounded,
   type Cursor,
@@ -13,7 +13,7 @@ import {
   since,
   type Snapshot,
   snapshot,
-} from "../capture.ts";
+} from "../tmux/capture.ts";
 import {
   array,
   boolean,
@@ -25,10 +25,10 @@ import {
   type Static,
   string,
   toolInput,
-} from "../json_schema.ts";
-import type { ServerContext, ToolExtra } from "../server_context.ts";
-import { clientFor } from "../targets.ts";
-import { refusal, success, type ToolPayload } from "../tool_result.ts";
+} from "../mcp/json_schema.ts";
+import type { ServerContext, ToolExtra } from "../mcp/server_context.ts";
+import { clientFor } from "../tmux/targets.ts";
+import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
   CANCELLED,
   defineTool,
@@ -39,7 +39,7 @@ import {
   SOCKET_NAME,
   toolOutput,
 } from "./toolkit.ts";
-import { watchOutput } from "../tmux_control.ts";
+import { watchOutput } from "../tmux/tmux_control.ts";
 
 const POLL_MS = 100;
 

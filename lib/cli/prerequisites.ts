@@ -1,6 +1,6 @@
 // What tmux_run needs from the machine, checked before the demo or the smoke check builds
 // anything, so a missing or old tmux or zsh is one clear line instead of a hung enrollment.
-import { tmuxVersion } from "./tmux.ts";
+import { tmuxVersion } from "../tmux/tmux.ts";
 
 export async function missingPrerequisite(tmuxBin = "tmux"): Promise<string | null> {
   const tmux = await tmuxVersion({ bin: tmuxBin, socket: { kind: "default" } });

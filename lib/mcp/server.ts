@@ -16,22 +16,22 @@ import {
   Server,
   type ServerNotification,
   type ServerRequest,
-} from "./deps.ts";
+} from "../deps.ts";
 import { checkedTransport } from "./protocol_errors.ts";
 import { StdioLineTransport } from "./stdio_transport.ts";
-import { callerFromEnvironment } from "./caller.ts";
-import { Enrollments, removeAbandonedDirectories } from "./enrollment.ts";
-import { enrollCommandLine } from "./in_pane.ts";
-import { randomHex } from "./ids.ts";
-import { makeServerDirectory, privateBaseDirectory } from "./rendezvous.ts";
+import { callerFromEnvironment } from "../tmux/caller.ts";
+import { Enrollments, removeAbandonedDirectories } from "../run/enrollment.ts";
+import { enrollCommandLine } from "../cli/in_pane.ts";
+import { randomHex } from "../ids.ts";
+import { makeServerDirectory, privateBaseDirectory } from "../run/rendezvous.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
 import { inputProblems, isValid } from "./schemas.ts";
 import type { RunHooks, ServerContext } from "./server_context.ts";
-import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "./tmux.ts";
-import { closeControlConnections } from "./tmux_control.ts";
+import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
+import { closeControlConnections } from "../tmux/tmux_control.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "./tool_result.ts";
-import helperScript from "../helper.sh" with { type: "text" };
-import { VERSION } from "./version.ts";
+import helperScript from "../../helper.sh" with { type: "text" };
+import { VERSION } from "../version.ts";
 
 export class StartupError extends Error {}
 
@@ -43,7 +43,7 @@ export type RunningServer = {
   close: () => Promise<void>;
 };
 
-// Unscoped --allow-run: the helper starts `sh` through perl (lib/helper_process.ts), lists the
+// Unscoped --allow-run: the helper starts `sh` through perl (lib/run/helper_process.ts), lists the
 // process table with `ps`, and signals a whole process group, which Deno allows only then.
 const HELPER_PERMISSIONS = [
   "--quiet",
@@ -60,14 +60,14 @@ const HELPER_PERMISSIONS = [
 
 /**
  * How the shell starts the helper. A compiled binary runs itself with `helper`; a bundle runs
- * itself through Deno; a checkout or URL runs lib/helper_entry.ts, whose module graph has no
+ * itself through Deno; a checkout or URL runs lib/run/helper_entry.ts, whose module graph has no
  * npm package to resolve.
  */
 export function defaultHelperCommand(mainModule = Deno.mainModule): string[] {
   if (mainModule.includes("/deno-compile-")) return [Deno.execPath(), "helper"];
   const here = import.meta.url;
-  const entry = here.endsWith("/lib/server.ts")
-    ? new URL("./helper_entry.ts", here).href
+  const entry = here.endsWith("/lib/mcp/server.ts")
+    ? new URL("../run/helper_entry.ts", here).href
     : mainModule;
   const args = entry === mainModule ? [entry, "helper"] : [entry];
   // A remote entry's own imports come from its host, which Deno only fetches when allowed.
@@ -216,7 +216,7 @@ export async function serveStdio(config: Config): Promise<void> {
       [...context.enabledTools].sort().join(", ") || "(none)"
     }${enroll}`,
   );
-  // Shutdown stops every in-flight script's group and answers its call (lib/enrollment.ts
+  // Shutdown stops every in-flight script's group and answers its call (lib/run/enrollment.ts
   // close), then removes the files; the exit status is 0 on EOF and 128+n on signal n.
   let closing: Promise<void> | null = null;
   const shutdown = (status: number) => closing ??= server.close().then(() => Deno.exit(status));

@@ -6,14 +6,14 @@
 import { UsageError } from "./config.ts";
 import type { Config } from "./config.ts";
 import type { ToolDefinition, Toolset } from "./server_context.ts";
-import { tmuxCapabilitiesTool } from "./tools/tmux_capabilities.ts";
-import { tmuxRunTool } from "./tools/tmux_run.ts";
-import { INSPECT_TOOLS } from "./tools/inspect.ts";
-import { WAITING_TOOLS } from "./tools/waiting.ts";
-import { runCommandTool } from "./tools/run_command.ts";
-import { TEARDOWN_TOOLS } from "./tools/teardown.ts";
-import { MANAGE_TOOLS } from "./tools/manage.ts";
-import { EXECUTE_TOOLS } from "./tools/execute.ts";
+import { tmuxCapabilitiesTool } from "../tools/tmux_capabilities.ts";
+import { tmuxRunTool } from "../tools/tmux_run.ts";
+import { INSPECT_TOOLS } from "../tools/inspect.ts";
+import { WAITING_TOOLS } from "../tools/waiting.ts";
+import { runCommandTool } from "../tools/run_command.ts";
+import { TEARDOWN_TOOLS } from "../tools/teardown.ts";
+import { MANAGE_TOOLS } from "../tools/manage.ts";
+import { EXECUTE_TOOLS } from "../tools/execute.ts";
 
 export const TOOLSETS: Toolset[] = ["inspect", "manage", "execute", "teardown"];
 const DEFAULT_TOOLSETS: Toolset[] = ["inspect", "manage", "execute"];

@@ -13,7 +13,7 @@ import {
   type Server,
   type ServerNotification,
   type ServerRequest,
-} from "./deps.ts";
+} from "../deps.ts";
 import { registerPrompts } from "./prompts.ts";
 import { RESOURCE_NOT_FOUND } from "./protocol_errors.ts";
 import type { ServerContext, ToolDefinition } from "./server_context.ts";
@@ -22,7 +22,7 @@ import {
   getPaneInfoTool,
   listSessionsTool,
   listWindowsTool,
-} from "./tools/inspect.ts";
+} from "../tools/inspect.ts";
 
 type View = { tool: ToolDefinition; args: Record<string, unknown>; mimeType: string };
 

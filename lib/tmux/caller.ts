@@ -3,7 +3,7 @@
 // path of the socket ($TMUX's first field against what the target server reports) plus
 // $TMUX_PANE: a `%0` on another server is not ours. Anything we cannot establish is "uncertain",
 // and callers refuse on uncertain.
-import type { ServerContext } from "./server_context.ts";
+import type { ServerContext } from "../mcp/server_context.ts";
 import type { TmuxClient } from "./tmux.ts";
 import { tmuxCall } from "./targets.ts";
 

@@ -3,7 +3,7 @@
 // enter; a world-writable parent is used only after checking that our directory in it is a
 // real directory, owned by us, with no group or other bits. Setup files are created
 // exclusively and never seen half-written, and removed only while they are still our inode.
-import { randomHex } from "./ids.ts";
+import { randomHex } from "../ids.ts";
 
 export class UnsafeDirectory extends Error {}
 

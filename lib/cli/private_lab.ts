@@ -3,8 +3,8 @@
 // ZDOTDIR in a temp dir and a minimal environment. Its tmux comes from configuration
 // (LIBTMUX_TMUX_BIN, else PATH), so the same tests run against any tmux; close() kills that server and removes the
 // socket file tmux leaves behind and the temp dir.
-import { randomHex } from "./ids.ts";
-import { runTmux, socketPath, type TmuxClient } from "./tmux.ts";
+import { randomHex } from "../ids.ts";
+import { runTmux, socketPath, type TmuxClient } from "../tmux/tmux.ts";
 
 export const LAB_PROMPT = "lab# ";
 const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import type { Completion } from "./frames.ts";
 import { failurePayload, type Receipt, RunFailure, type RunFailureCode } from "./run_outcome.ts";
-import { isValid, schemas, validationErrors } from "./schemas.ts";
-import { POLICY_DENIED, refusal } from "./tool_result.ts";
+import { isValid, schemas, validationErrors } from "../mcp/schemas.ts";
+import { POLICY_DENIED, refusal } from "../mcp/tool_result.ts";
 
 const RECEIPT: Receipt = {
   state: "authorized",

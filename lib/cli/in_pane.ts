@@ -3,9 +3,9 @@
 // asks it for an invitation for $TMUX_PANE, and prints the `source` line. All three opt-in
 // layers stay: only such a server publishes itself, and the invitation enrolls nothing until
 // this pane's own root shell sources it.
-import { SERVER_RECORD, type ServerRecord } from "./enrollment.ts";
-import { readIdentity } from "./procfs.ts";
-import { privateBaseDirectory } from "./rendezvous.ts";
+import { SERVER_RECORD, type ServerRecord } from "../run/enrollment.ts";
+import { readIdentity } from "../run/procfs.ts";
+import { privateBaseDirectory } from "../run/rendezvous.ts";
 
 const REFUSALS: Record<string, string> = {
   "tmux-too-old": "tmux 3.3 or newer is required",

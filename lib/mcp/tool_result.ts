@@ -2,7 +2,7 @@
 // `{ok:false, error:{code, message, delivery, ...}}`, sent as JSON text and as
 // structuredContent, with failures as tool results (isError) rather than JSON-RPC errors, so an
 // agent always gets something it can read and act on.
-import type { CallToolResult } from "./deps.ts";
+import type { CallToolResult } from "../deps.ts";
 
 export type Delivery = "not_sent" | "possibly_sent" | "observed";
 

@@ -2,10 +2,10 @@
 // own socket_name), which object (an exact id or an exact session name, never tmux's fuzzy
 // matching or a "current pane" fallback), and how a tmux failure becomes one fixed refusal that
 // never echoes tmux's stderr, which can contain paths and names.
-import type { ServerContext } from "./server_context.ts";
+import type { ServerContext } from "../mcp/server_context.ts";
 import { runTmux, runTmuxRaw, type TmuxClient } from "./tmux.ts";
 import { controlCall } from "./tmux_control.ts";
-import { refusal, type ToolPayload } from "./tool_result.ts";
+import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 
 export type SessionArgs = { session_id?: string; session_name?: string };
 

@@ -5,9 +5,9 @@
 // The line goes through the control-mode connection when there is one: tmux parses a control
 // line into one command list and runs it in one turn of that client's queue, exactly as it does
 // a spawned client's argv, and saves the guard a process start.
-import { randomHex } from "./ids.ts";
-import { runTmux, type TmuxClient, type TmuxResult } from "./tmux.ts";
-import { controlRun } from "./tmux_control.ts";
+import { randomHex } from "../ids.ts";
+import { runTmux, type TmuxClient, type TmuxResult } from "../tmux/tmux.ts";
+import { controlRun } from "../tmux/tmux_control.ts";
 
 export type GuardVerdict = "granted" | "denied" | "aliased";
 

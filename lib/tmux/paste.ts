@@ -2,7 +2,7 @@
 // loaded into a uniquely named tmux buffer and pasted (bracketed when asked) in one tmux
 // command, optionally followed by Enter in the same queue turn. The buffer is deleted by the
 // paste and the file right after, whatever happened.
-import { randomHex } from "./ids.ts";
+import { randomHex } from "../ids.ts";
 import { tmuxCall, type TmuxOutcome } from "./targets.ts";
 import type { TmuxClient } from "./tmux.ts";
 

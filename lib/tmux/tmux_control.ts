@@ -14,7 +14,7 @@ import {
   tmuxEnvironment,
   type TmuxResult,
 } from "./tmux.ts";
-import { randomHex } from "./ids.ts";
+import { randomHex } from "../ids.ts";
 
 /** A connection nobody used for this long is closed, so a person sees it only while it works. */
 const IDLE_MS = 60_000;

@@ -3,7 +3,7 @@
 // variable, never the value: values can be paths or secrets pasted in by mistake. The Python
 // peer's LIBTMUX_SAFETY is read too (as toolsets), so a config copied from it means the same.
 import { parseArgs } from "node:util";
-import type { SocketChoice } from "./tmux.ts";
+import type { SocketChoice } from "../tmux/tmux.ts";
 
 export const DEFAULT_RUN_TIMEOUT_SECONDS = 30;
 export const MAX_RUN_TIMEOUT_SECONDS = 3600;

@@ -8,7 +8,7 @@ import {
   ListPromptsRequestSchema,
   McpError,
   type Server,
-} from "./deps.ts";
+} from "../deps.ts";
 
 type Prompt = {
   name: string;

@@ -2,9 +2,9 @@
 // this server is bound to, its generation, and the enrollments. Tools are plain definitions
 // over this context, so the server wiring, the tests and the benchmark all use the same code.
 import type { Config } from "./config.ts";
-import type { Enrollments } from "./enrollment.ts";
+import type { Enrollments } from "../run/enrollment.ts";
 import type { JsonSchema } from "./schemas.ts";
-import type { TmuxClient, TmuxVersion } from "./tmux.ts";
+import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";
 import type { ToolPayload } from "./tool_result.ts";
 
 export type Toolset = "inspect" | "manage" | "execute" | "teardown";
@@ -25,7 +25,7 @@ export type ServerContext = {
   runsInFlight: number;
   closed: boolean;
   hooks: RunHooks;
-  /** $TMUX and $TMUX_PANE as this process saw them at startup (lib/caller.ts). */
+  /** $TMUX and $TMUX_PANE as this process saw them at startup (lib/tmux/caller.ts). */
   caller?: { tmux?: string; pane?: string };
   /** A cancelled request gets no response (MCP), so its outcome is logged instead. */
   reportCancelled: (payload: ToolPayload) => void;

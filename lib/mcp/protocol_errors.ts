@@ -19,7 +19,7 @@ import {
   SetLevelRequestSchema,
   type Transport,
   type TransportSendOptions,
-} from "./deps.ts";
+} from "../deps.ts";
 
 /** MCP's code for a resource URI that names nothing (the SDK has no constant for it). */
 export const RESOURCE_NOT_FOUND = -32002;

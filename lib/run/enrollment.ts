@@ -11,10 +11,10 @@ import {
   readFrames,
   type ServerMessage,
 } from "./frames.ts";
-import { randomHex } from "./ids.ts";
+import { randomHex } from "../ids.ts";
 import { holdsFileOpen, isSameProcess, type ProcessIdentity, readIdentity } from "./procfs.ts";
 import { removeIfSame, shellQuote, writeExclusive, type WrittenFile } from "./rendezvous.ts";
-import { runTmux, type TmuxClient } from "./tmux.ts";
+import { runTmux, type TmuxClient } from "../tmux/tmux.ts";
 
 export const MAX_ENROLLMENTS = 8;
 const HELPER_HELLO_TIMEOUT_MS = 15_000;

@@ -2,9 +2,9 @@
 // validator checks tool inputs at the edge and, in tests, every result. tmux_run's schemas are
 // the contract's files, loaded as JSON modules so they travel with the code (checkout, URL or
 // bundle); the general tools build theirs in TypeScript (json_schema.ts, tools/toolkit.ts).
-import { Ajv2020 } from "./deps.ts";
-import tmuxRunInput from "../schemas/tmux_run.input.schema.json" with { type: "json" };
-import tmuxRunOutput from "../schemas/tmux_run.output.schema.json" with { type: "json" };
+import { Ajv2020 } from "../deps.ts";
+import tmuxRunInput from "../../schemas/tmux_run.input.schema.json" with { type: "json" };
+import tmuxRunOutput from "../../schemas/tmux_run.output.schema.json" with { type: "json" };
 import type { JsonSchema, Schema } from "./json_schema.ts";
 
 export type { JsonSchema };

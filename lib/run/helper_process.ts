@@ -11,7 +11,7 @@ import {
   readFrames,
   type ServerMessage,
 } from "./frames.ts";
-import { sha256Hex } from "./ids.ts";
+import { sha256Hex } from "../ids.ts";
 import { hasExited, stopGroup } from "./process_group.ts";
 import { readShellRecords, type RunRequest } from "./shell_records.ts";
 

@@ -7,7 +7,7 @@
 // line whose id cannot be read ends the server, after one line on stderr, through the caller's
 // onUnanswerable (which exits non-zero): its client would otherwise wait for ever.
 import process from "node:process";
-import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./deps.ts";
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../deps.ts";
 import { describeIssue } from "./protocol_errors.ts";
 
 /** The SDK's read buffer: the longest line (in bytes) this server reads as a message. */
