@@ -12,7 +12,13 @@ import {
   type ServerMessage,
 } from "./frames.ts";
 import { randomHex } from "../ids.ts";
-import { holdsFileOpen, isSameProcess, type ProcessIdentity, readIdentity } from "./procfs.ts";
+import {
+  holdsFileOpen,
+  isSameProcess,
+  PROCESS_FACTS_NAME,
+  type ProcessIdentity,
+  readIdentity,
+} from "./procfs.ts";
 import { removeIfSame, shellQuote, writeExclusive, type WrittenFile } from "./rendezvous.ts";
 import { runTmux, type TmuxClient } from "../tmux/tmux.ts";
 
@@ -115,13 +121,20 @@ export type EnrollmentOptions = {
 };
 
 /** What a running server publishes in its private directory for in-pane enrollment. */
-export type ServerRecord = { pid: number; start_time?: string; tmux_socket: string };
+export type ServerRecord = {
+  pid: number;
+  start_time?: string;
+  /** The backend that read start_time: /proc's clock ticks and ps's dates never compare. */
+  process_facts?: string;
+  tmux_socket: string;
+};
 export const SERVER_RECORD = "server.json";
 
 /**
  * Removes the private directories of servers that died without cleaning up (a SIGKILL): only
  * those whose record names a process that is provably gone — no such pid, or a pid whose start
- * time differs from the recorded one. A directory without a record is left alone.
+ * time, read by the same process-facts backend, differs from the recorded one. A directory
+ * without a record, or whose start time another backend wrote, is left to its owner.
  */
 export async function removeAbandonedDirectories(base: string): Promise<void> {
   for await (const entry of Deno.readDir(base)) {
@@ -135,8 +148,9 @@ export async function removeAbandonedDirectories(base: string): Promise<void> {
     }
     if (!Number.isInteger(record.pid)) continue;
     const owner = await readIdentity(record.pid);
-    const gone = owner === null ||
-      (record.start_time !== undefined && owner.startTime !== record.start_time);
+    const comparable = record.start_time !== undefined &&
+      record.process_facts === PROCESS_FACTS_NAME;
+    const gone = owner === null || (comparable && owner.startTime !== record.start_time);
     if (gone) await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }
@@ -184,6 +198,7 @@ export class Enrollments {
     const record: ServerRecord = {
       pid: Deno.pid,
       start_time: (await readIdentity(Deno.pid))?.startTime,
+      process_facts: PROCESS_FACTS_NAME,
       tmux_socket: this.#options.tmuxSocketPath,
     };
     await Deno.writeTextFile(

@@ -32,6 +32,9 @@ export function chooseProcessFacts(forced: string | undefined, os: string): Proc
 
 const facts = chooseProcessFacts(forcedBackend(), Deno.build.os);
 
+/** Which backend this process reads facts with: start times are only comparable within one. */
+export const PROCESS_FACTS_NAME: ProcessFacts["name"] = facts.name;
+
 export function readIdentity(pid: number): Promise<ProcessIdentity | null> {
   return facts.readIdentity(pid);
 }
