@@ -46,7 +46,7 @@
       ("NO tmux-too-old") print -u2 "tmux-mcp: not enrolled: tmux 3.3 or newer is required";;
       ("NO expired") print -u2 "tmux-mcp: not enrolled: this invitation has expired or was used";;
       ("NO already-enrolled") print -u2 "tmux-mcp: nothing to do: this pane is already enrolled";;
-      ("NO full") print -u2 "tmux-mcp: not enrolled: the server has no free enrollment slot";;
+      ("NO full") print -u2 'tmux-mcp: not enrolled: every enrollment slot of the server is in use; take another pane back (eval "$(tmux-mcp leave)" there), then enroll again';;
       (*) print -u2 "tmux-mcp: not enrolled: the MCP server refused or did not answer";;
     esac
     return 1
