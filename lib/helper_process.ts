@@ -51,7 +51,7 @@ export async function runHelper(): Promise<void> {
   // The pane's hangup and the person's Ctrl-C at the prompt must not take a run's result with
   // them: the helper ends only when its channel says so, after its runs are reported.
   for (const signal of ["SIGHUP", "SIGINT"] as const) Deno.addSignalListener(signal, () => {});
-  const records = readShellRecords(Deno.stdin.readable);
+  const records = readShellRecords(readableOf(Deno.stdin));
   const hello = await records.next();
   if (hello.done || hello.value.kind !== "hello") return;
   const conn = await Deno.connect({ transport: "unix", path: hello.value.channelPath });
@@ -86,7 +86,7 @@ export async function runHelper(): Promise<void> {
     // The server proves who is on this connection by naming a file for us to hold open while
     // it looks at our fd table; we let go of it at the next frame.
     let proof: Deno.FsFile | null = null;
-    for await (const frame of readFrames(conn.readable)) {
+    for await (const frame of readFrames(readableOf(conn))) {
       const message = parseServerMessage(frame.header);
       if (!message) return;
       proof?.close();
@@ -116,6 +116,22 @@ export async function runHelper(): Promise<void> {
     if (active.size) await stopAll();
   }
   Deno.exit(0);
+}
+
+/**
+ * What `source` reads, as a stream of exact copies of each read. Deno's own `readable` allocates
+ * a fresh 64 KiB buffer for every read and hands out a view of it, so the few hundred bytes of a
+ * request kept 64 KiB alive until V8's next full collection, twice per run (bench/soak.ts).
+ */
+function readableOf(source: { read(p: Uint8Array): Promise<number | null> }) {
+  const buffer = new Uint8Array(65536);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const count = await source.read(buffer).catch(() => null);
+      if (count === null) controller.close();
+      else controller.enqueue(buffer.slice(0, count));
+    },
+  });
 }
 
 async function anyDone(active: Map<string, ActiveRun>): Promise<false> {
@@ -246,7 +262,18 @@ async function execute(
   body.set(err, out.length);
   await send({ type: "result", run_id: runId, completion: exit, stdout_bytes: out.length }, body);
 }
-/** Reads a pipe holding at most `limit + 1` bytes; null (and `onOverflow`) past the limit. */
+/** The first read of a pipe is this small; each read that fills its buffer doubles the next. */
+const FIRST_READ_BYTES = 4096;
+const MAX_READ_BYTES = 65536;
+
+/**
+ * Reads a pipe holding at most `limit + 1` bytes; null (and `onOverflow`) past the limit.
+ * Memory follows the output, not the limit: most scripts print a few bytes. Allocating
+ * `limit + 1` bytes and a 64 KiB read buffer per stream for every run (with the 64 KiB reads of
+ * `readableOf` below) took a helper's RSS from 59 to 105 MiB between runs 100 and 2000
+ * (bench/soak.ts), the buffers outliving each run until V8's next full collection. Here a run
+ * that prints a line holds one 4 KiB buffer per stream, reused from one read to the next.
+ */
 function drainBounded(
   stream: ReadableStream<Uint8Array>,
   limit: number,
@@ -254,21 +281,38 @@ function drainBounded(
 ): { bytes: Promise<Uint8Array | null>; cancel: () => void } {
   const reader = stream.getReader({ mode: "byob" });
   const bytes = (async () => {
-    const buffer = new Uint8Array(limit + 1);
+    const chunks: Uint8Array[] = [];
     let filled = 0;
+    let buffer: ArrayBufferLike = new ArrayBuffer(FIRST_READ_BYTES);
     while (true) {
-      const room = buffer.subarray(filled, Math.min(buffer.length, filled + 65536));
-      const { value, done } = await reader.read(new Uint8Array(room.length));
-      if (done) return buffer.slice(0, filled);
-      buffer.set(value, filled);
+      const room = Math.min(buffer.byteLength, limit + 1 - filled);
+      const read: ReadableStreamReadResult<Uint8Array> = await reader.read(
+        new Uint8Array(buffer, 0, room),
+      );
+      const value: Uint8Array | undefined = read.value;
+      if (read.done || !value) return joined(chunks, filled);
+      chunks.push(value.slice());
       filled += value.length;
       if (filled > limit) {
         onOverflow();
         return null;
       }
+      const full: boolean = value.length === room && room < MAX_READ_BYTES;
+      buffer = full ? new ArrayBuffer(room * 2) : value.buffer;
     }
   })().catch(() => null);
   return { bytes, cancel: () => void reader.cancel().catch(() => {}) };
+}
+
+function joined(chunks: Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
 
 function toCompletion(status: Deno.CommandStatus): Completion {

@@ -50,6 +50,10 @@ const HELPER_PERMISSIONS = [
   "--allow-run",
   "--allow-net",
 ];
+// A helper's live heap stays near 4.5 MiB, but V8 grows its young generation to 16 MiB of
+// semi-spaces that stay resident. `deno run -A bench/soak.ts`, helper RSS after 100 and 2000
+// runs: 52 and 78 MiB without this flag, 50 and 61 MiB with it.
+const HELPER_V8_FLAGS = "--v8-flags=--max-semi-space-size=1";
 
 /**
  * How the shell starts the helper. A compiled binary runs itself with `helper`; a bundle runs
@@ -65,7 +69,7 @@ export function defaultHelperCommand(mainModule = Deno.mainModule): string[] {
   const args = entry === mainModule ? [entry, "helper"] : [entry];
   // A remote entry's own imports come from its host, which Deno only fetches when allowed.
   const remote = /^https?:/.test(entry) ? [`--allow-import=${new URL(entry).host}`] : [];
-  return [Deno.execPath(), "run", ...HELPER_PERMISSIONS, ...remote, ...args];
+  return [Deno.execPath(), "run", ...HELPER_PERMISSIONS, HELPER_V8_FLAGS, ...remote, ...args];
 }
 
 export async function startServer(
