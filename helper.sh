@@ -46,7 +46,7 @@
       ("NO tmux-too-old") print -u2 "tmux-mcp: not enrolled: tmux 3.3 or newer is required";;
       ("NO expired") print -u2 "tmux-mcp: not enrolled: this invitation has expired or was used";;
       ("NO already-enrolled") print -u2 "tmux-mcp: nothing to do: this pane is already enrolled";;
-      ("NO full") print -u2 "tmux-mcp: not enrolled: the server has no free enrollment slot";;
+      ("NO full") print -u2 'tmux-mcp: not enrolled: every enrollment slot of the server is in use; take another pane back (eval "$(tmux-mcp leave)" there), then enroll again';;
       (*) print -u2 "tmux-mcp: not enrolled: the MCP server refused or did not answer";;
     esac
     return 1
@@ -64,8 +64,13 @@
     fi
     local -a request=(${=line})
     [[ $request[1] == R && $#request == 4 ]] || return 0
-    if [[ $CONTEXT != start || -n $BUFFER || -n $PREBUFFER ]] || (( PENDING || KEYS_QUEUED_COUNT )) ||
-      (( ISEARCHMATCH_ACTIVE )) || [[ $LASTWIDGET == *(isearch|incremental-search|menu-select)* ]]; then
+    # Not idle, as zsh 5.9 shows it to a widget: a line or a continuation; keys read but not yet
+    # acted on ($KEYS: a prefix such as ESC waiting for the rest of its sequence, or the key of a
+    # completion that asks "do you wish to see all N possibilities?"); a digit argument waiting
+    # ($NUMERIC); a vi operator waiting for its motion (zsh sets $MARK to -1 while it reads one).
+    if [[ $CONTEXT != start || -n $BUFFER || -n $PREBUFFER || -n $KEYS ]] ||
+      (( PENDING || KEYS_QUEUED_COUNT || ${+NUMERIC} || MARK < 0 || ISEARCHMATCH_ACTIVE )) ||
+      [[ $LASTWIDGET == *(isearch|incremental-search|menu-select)* ]]; then
       print -u $1 -- "N $request[2] busy"
       return 0
     fi

@@ -5,6 +5,7 @@ import { parseCommandLine } from "../lib/mcp/config.ts";
 import { tmuxCapabilitiesTool } from "../lib/tools/tmux_capabilities.ts";
 import { startServer, StartupError } from "../lib/mcp/server.ts";
 import { encodeFrame, readFrames } from "../lib/run/frames.ts";
+import { sourceInPane } from "../lib/cli/private_lab.ts";
 import {
   type Lab,
   splitPane,
@@ -329,5 +330,47 @@ Deno.test("a same-user process with the token cannot stand in for the helper", (
       } finally {
         Deno.kill(decoy, "SIGKILL");
       }
+    })
+  ));
+
+Deno.test("a refused 9th enrollment says why and its setup and proof files are gone at once", () =>
+  withLab((lab) =>
+    withServer(lab, ["--enable-tool", "tmux_run"], async (s) => {
+      const enrollments = s.server.context.enrollments!;
+      const panes = [lab.pane];
+      while (panes.length < 9) {
+        panes.push(
+          await lab.tmuxCmd("new-window", "-d", "-P", "-F", "#{pane_id}", ...zshCommand(lab.dir)),
+        );
+      }
+      const setupFor = (pane: string) => `${lab.dir}/setup-${pane.slice(1)}`;
+      for (const pane of panes) await waitForPrompt({ ...lab, pane });
+      for (const pane of panes.slice(0, 8)) {
+        await enrollments.invite(pane, setupFor(pane));
+        await sourceInPane(lab, setupFor(pane), pane);
+        await waitFor(`pane ${pane} to be enrolled`, () => enrollments.shells.has(pane));
+      }
+      const ninth = panes[8];
+      await enrollments.invite(ninth, setupFor(ninth));
+      // The setup line's fourth word (after `source`, the script and the channel) is the token;
+      // the proof file the server made for this invitation comes after it.
+      const proofPath = (await Deno.readTextFile(setupFor(ninth))).split(" ")[4].replaceAll(
+        "'",
+        "",
+      );
+      await Deno.lstat(proofPath);
+      const text = await typeAndWait(
+        { ...lab, pane: ninth },
+        `source ${setupFor(ninth)}; echo "sta""tus=$?"`,
+        "status=",
+      );
+      assert.match(text, /tmux-mcp: not enrolled: every enrollment slot of the server is in use/);
+      assert.match(text, /take another pane back \(eval "\$\(tmux-mcp leave\)" there\)/);
+      assert.match(text, /status=1/);
+      await assert.rejects(Deno.lstat(setupFor(ninth)), "the setup file is left behind");
+      await assert.rejects(Deno.lstat(proofPath), "the proof file is left behind");
+      assert.deepEqual(enrollments.pendingInvitations(), []);
+      assert.equal(enrollments.shells.size, 8);
+      assert.ok(!enrollments.shells.has(ninth));
     })
   ));

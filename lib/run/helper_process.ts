@@ -23,7 +23,8 @@ const DRAIN_WINDOW_MS = 250;
  * perl program (in /usr/bin on Linux and macOS alike, started with an empty environment so no
  * PERL5OPT or locale reaches it): it makes itself the leader of a new group in the same
  * session, closes every descriptor above 2, sets the shell's umask and exported environment,
- * and replaces itself with `/bin/sh -c script`. Measured: about 2 ms per run (bench/soak.ts).
+ * and replaces itself with `/bin/sh -c script`. It costs about 2 ms a run: 100 spawns of `true`
+ * from Deno took 3.4 ms each through perl and 1.4 ms as a plain `sh -c`.
  */
 const LAUNCHER = "/usr/bin/perl";
 const LAUNCH = [
@@ -51,7 +52,7 @@ export async function runHelper(): Promise<void> {
   // The pane's hangup and the person's Ctrl-C at the prompt must not take a run's result with
   // them: the helper ends only when its channel says so, after its runs are reported.
   for (const signal of ["SIGHUP", "SIGINT"] as const) Deno.addSignalListener(signal, () => {});
-  const records = readShellRecords(Deno.stdin.readable);
+  const records = readShellRecords(readableOf(Deno.stdin));
   const hello = await records.next();
   if (hello.done || hello.value.kind !== "hello") return;
   const conn = await Deno.connect({ transport: "unix", path: hello.value.channelPath });
@@ -86,7 +87,7 @@ export async function runHelper(): Promise<void> {
     // The server proves who is on this connection by naming a file for us to hold open while
     // it looks at our fd table; we let go of it at the next frame.
     let proof: Deno.FsFile | null = null;
-    for await (const frame of readFrames(conn.readable)) {
+    for await (const frame of readFrames(readableOf(conn))) {
       const message = parseServerMessage(frame.header);
       if (!message) return;
       proof?.close();
@@ -116,6 +117,22 @@ export async function runHelper(): Promise<void> {
     if (active.size) await stopAll();
   }
   Deno.exit(0);
+}
+
+/**
+ * What `source` reads, as a stream of exact copies of each read. Deno's own `readable` allocates
+ * a fresh 64 KiB buffer for every read and hands out a view of it, so the few hundred bytes of a
+ * request kept 64 KiB alive until V8's next full collection, twice per run (bench/soak.ts).
+ */
+function readableOf(source: { read(p: Uint8Array): Promise<number | null> }) {
+  const buffer = new Uint8Array(65536);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const count = await source.read(buffer).catch(() => null);
+      if (count === null) controller.close();
+      else controller.enqueue(buffer.slice(0, count));
+    },
+  });
 }
 
 async function anyDone(active: Map<string, ActiveRun>): Promise<false> {
@@ -246,12 +263,18 @@ async function execute(
   body.set(err, out.length);
   await send({ type: "result", run_id: runId, completion: exit, stdout_bytes: out.length }, body);
 }
+/** The first read of a pipe is this small; each read that fills its buffer doubles the next. */
+const FIRST_READ_BYTES = 4096;
+const MAX_READ_BYTES = 65536;
 
-/** Read buffers, kept across runs: a run of `true` then allocates nothing for its pipes. */
-const READ_CHUNK = 65536;
-const spareBuffers: Uint8Array[] = [];
-
-/** Reads a pipe holding at most `limit + 1` bytes; null (and `onOverflow`) past the limit. */
+/**
+ * Reads a pipe holding at most `limit + 1` bytes; null (and `onOverflow`) past the limit.
+ * Memory follows the output, not the limit: most scripts print a few bytes. Allocating
+ * `limit + 1` bytes and a 64 KiB read buffer per stream for every run (with the 64 KiB reads of
+ * `readableOf` below) took a helper's RSS from 59 to 105 MiB between runs 100 and 2000
+ * (bench/soak.ts), the buffers outliving each run until V8's next full collection. Here a run
+ * that prints a line holds one 4 KiB buffer per stream, reused from one read to the next.
+ */
 function drainBounded(
   stream: ReadableStream<Uint8Array>,
   limit: number,
@@ -261,34 +284,36 @@ function drainBounded(
   const bytes = (async () => {
     const chunks: Uint8Array[] = [];
     let filled = 0;
-    // A BYOB read hands the buffer back, transferred, in `value`: read into it again.
-    let buffer = spareBuffers.pop() ?? new Uint8Array(READ_CHUNK);
+    let buffer: ArrayBufferLike = new ArrayBuffer(FIRST_READ_BYTES);
     while (true) {
-      const { value, done } = await reader.read(buffer);
-      // Cancelled: the buffer went with the read, and what was read so far is all there is.
-      if (value === undefined) break;
-      buffer = new Uint8Array(value.buffer);
-      if (done) {
-        if (spareBuffers.length < 4) spareBuffers.push(buffer);
-        break;
-      }
+      const room = Math.min(buffer.byteLength, limit + 1 - filled);
+      const read: ReadableStreamReadResult<Uint8Array> = await reader.read(
+        new Uint8Array(buffer, 0, room),
+      );
+      const value: Uint8Array | undefined = read.value;
+      if (read.done || !value) return joined(chunks, filled);
+      chunks.push(value.slice());
       filled += value.length;
       if (filled > limit) {
         onOverflow();
         return null;
       }
-      chunks.push(value.slice());
+      const full: boolean = value.length === room && room < MAX_READ_BYTES;
+      buffer = full ? new ArrayBuffer(room * 2) : value.buffer;
     }
-    if (chunks.length === 1) return chunks[0];
-    const all = new Uint8Array(filled);
-    let offset = 0;
-    for (const chunk of chunks) {
-      all.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return all;
   })().catch(() => null);
   return { bytes, cancel: () => void reader.cancel().catch(() => {}) };
+}
+
+function joined(chunks: Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
 
 function toCompletion(status: Deno.CommandStatus): Completion {

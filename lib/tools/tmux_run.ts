@@ -182,8 +182,9 @@ async function prepareAndRun(
     throw new RunFailure(
       "unsupported",
       "the pane's line editor is not idle and empty (someone is typing, or a continuation " +
-        "prompt or search is open); nothing was sent. This is transient: call again once the " +
-        "person's line is empty",
+        "prompt, a search, a completion question, a half-typed key sequence or a vi operator " +
+        "is open); nothing was sent. This is transient: call again once the person's line is " +
+        "empty",
     );
   }
   if (ready.kind === "gone") {

@@ -1,0 +1,113 @@
+// Does memory stay flat over many runs? This runs N tmux_run calls through the server as its own
+// process over real stdio against one pane a person enrolled with `source`, and prints the
+// resident memory (VmRSS) and open descriptor count of the server and of the helper at 0, 100,
+// 500, 1000 and 2000 runs (or the same fractions of N), then one JSON line.
+// Usage: deno run -A bench/soak.ts [RUNS]   (default 2000)
+import { Client, StdioClientTransport } from "../lib/deps.ts";
+import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
+
+const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
+const RUNS = Number(Deno.args[0] ?? 2000);
+const CHECKPOINTS = [0, 100, 500, 1000, 2000].map((n) => Math.round((n * RUNS) / 2000));
+
+type Sample = { runs: number; server: Usage; helper: Usage };
+type Usage = { rss_kib: number; fds: number };
+
+async function usage(pid: number): Promise<Usage> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  let fds = 0;
+  for await (const _ of Deno.readDir(`/proc/${pid}/fd`)) fds++;
+  return { rss_kib: Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]), fds };
+}
+
+/** The enrolled shell's helper: its one child that runs the helper entry. */
+async function helperOf(shellPid: number): Promise<number> {
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
+      if (parent === shellPid && /helper/.test(cmdline)) return Number(entry.name);
+    } catch {
+      // exited while we looked
+    }
+  }
+  throw new Error("the enrolled shell has no helper");
+}
+
+const lab = await openLab({ prefix: "tmux-mcp-soak" });
+const setup = `${lab.dir}/setup`;
+const transport = new StdioClientTransport({
+  command: Deno.execPath(),
+  args: [
+    "run",
+    "--allow-all",
+    MAIN_PATH,
+    "--socket-name",
+    lab.socketName,
+    "--enable-tool",
+    "tmux_run",
+    "--enroll-pane",
+    `${lab.pane}=${setup}`,
+  ],
+  env: Deno.env.toObject(),
+});
+const client = new Client({ name: "tmux-mcp-soak", version: "1" });
+try {
+  await client.connect(transport);
+  // deno-lint-ignore no-explicit-any
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<any> => {
+    const result = await client.callTool({ name, arguments: args });
+    return JSON.parse((result.content as { text: string }[])[0].text);
+  };
+  const generation = (await call("tmux_capabilities")).data.generation;
+  await waitFor("the setup file", () => Deno.stat(setup).then(() => true, () => false));
+  await sourceInPane(lab, setup);
+  await waitFor("the pane to be enrolled", async () => {
+    const capabilities = await call("tmux_capabilities");
+    return capabilities.data.enrolled_panes.length === 1;
+  }, 30_000);
+  await waitForPromptIn(lab.tmuxCmd, lab.pane);
+  const shellPid = Number(await lab.tmuxCmd("display-message", "-p", "#{pane_pid}"));
+  const helperPid = await helperOf(shellPid);
+  const serverPid = transport.pid!;
+
+  const samples: Sample[] = [];
+  const sample = async (runs: number) => {
+    const taken = { runs, server: await usage(serverPid), helper: await usage(helperPid) };
+    samples.push(taken);
+    console.log(
+      `${String(runs).padStart(6)} runs  server ${
+        (taken.server.rss_kib / 1024).toFixed(1).padStart(6)
+      } MiB ${String(taken.server.fds).padStart(3)} fds   helper ${
+        (taken.helper.rss_kib / 1024).toFixed(1).padStart(6)
+      } MiB ${String(taken.helper.fds).padStart(3)} fds`,
+    );
+  };
+  const started = performance.now();
+  for (let i = 0; i <= RUNS; i++) {
+    if (CHECKPOINTS.includes(i)) await sample(i);
+    if (i === RUNS) break;
+    const result = await call("tmux_run", {
+      target: { kind: "pane", id: lab.pane, generation },
+      script: `echo run ${i}; echo err >&2`,
+    });
+    if (!result.ok || result.data.stdout.data !== `run ${i}\n`) {
+      throw new Error(`run ${i} failed: ${JSON.stringify(result).slice(0, 400)}`);
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const at = (runs: number) => samples.find((s) => s.runs === runs)!;
+  const growth = (from: Usage, to: Usage) => Number((to.rss_kib / from.rss_kib).toFixed(3));
+  console.log(JSON.stringify({
+    runs: RUNS,
+    seconds: Number(seconds.toFixed(1)),
+    samples,
+    helper_rss_ratio_last_to_100: growth(at(CHECKPOINTS[1]).helper, at(RUNS).helper),
+    server_rss_ratio_last_to_100: growth(at(CHECKPOINTS[1]).server, at(RUNS).server),
+  }));
+} finally {
+  await client.close();
+  await lab.close();
+}
