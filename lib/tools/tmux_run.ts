@@ -373,18 +373,19 @@ function outcome(run: Execution, message: HelperMessage, body: Uint8Array): Tool
         stdout: encodeOutput(body.subarray(0, message.stdout_bytes)),
         stderr: encodeOutput(body.subarray(message.stdout_bytes)),
       });
-    case "overflow":
+    case "overflow": {
+      const stream = message.stream;
+      const limit = (stream === "stdout" ? input.stdout_limit : input.stderr_limit) ??
+        DEFAULT_OUTPUT_LIMIT;
       throw new RunFailure(
         "capacity",
-        `the script's output went over a limit (stdout_limit ${
-          input.stdout_limit ?? DEFAULT_OUTPUT_LIMIT
-        } bytes or stderr_limit ${input.stderr_limit ?? DEFAULT_OUTPUT_LIMIT} bytes), so no ` +
-          `output is returned and the script was ${describeStop(message.stop)}. Raise ` +
-          "stdout_limit or stderr_limit (up to 262144), or write the output to a file and read " +
-          "its tail (tail -c 60000 FILE)",
+        `${stream} went over ${stream}_limit (${limit} bytes), so no output is returned and ` +
+          `the script was ${describeStop(message.stop)}. Raise ${stream}_limit (up to ` +
+          "262144), or write the output to a file and read its tail (tail -c 60000 FILE)",
         "possibly_sent",
         receipt,
       );
+    }
     case "drain_timeout": {
       const exit = message.completion.state === "exited"
         ? `sh exited ${message.completion.exit_status}`
