@@ -26,7 +26,8 @@ import { randomHex } from "../ids.ts";
 import { makeServerDirectory, privateBaseDirectory } from "../run/rendezvous.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
 import { inputProblems, isValid } from "./schemas.ts";
-import type { RunHooks, ServerContext } from "./server_context.ts";
+import type { ServerContext } from "./server_context.ts";
+import type { RunHooks } from "../run/run_machine.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
 import { closeControlConnections } from "../tmux/tmux_control.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "./tool_result.ts";
@@ -94,7 +95,6 @@ export async function startServer(
     generation: randomHex(),
     enabledTools,
     enrollments: null,
-    runsInFlight: 0,
     closed: false,
     hooks: options.hooks ?? {},
     caller: callerFromEnvironment(),

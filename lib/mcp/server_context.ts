@@ -3,17 +3,12 @@
 // over this context, so the server wiring, the tests and the benchmark all use the same code.
 import type { Config } from "./config.ts";
 import type { Enrollments } from "../run/enrollment.ts";
+import type { RunHooks } from "../run/run_machine.ts";
 import type { JsonSchema } from "./schemas.ts";
 import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";
 import type { ToolPayload } from "./tool_result.ts";
 
 export type Toolset = "inspect" | "manage" | "execute" | "teardown";
-
-/** Seams for tests that cause real faults (a real respawn, a real kill) at an exact phase. */
-export type RunHooks = {
-  beforeGuard?: (paneId: string) => Promise<void>;
-  afterGuard?: (paneId: string) => Promise<void>;
-};
 
 export type ServerContext = {
   config: Config;
@@ -22,7 +17,6 @@ export type ServerContext = {
   generation: string;
   enabledTools: Set<string>;
   enrollments: Enrollments | null;
-  runsInFlight: number;
   closed: boolean;
   hooks: RunHooks;
   /** $TMUX and $TMUX_PANE as this process saw them at startup (lib/tmux/caller.ts). */

@@ -3,14 +3,7 @@
 // if /proc shows that the pane's root process holds the invitation's proof file open and that
 // the helper it started is its own child. Each accepted shell owns one channel (lines, from
 // zsh) and one helper link (frames), and both are discarded together when either ends.
-import {
-  encodeFrame,
-  type HelperMessage,
-  MalformedFrame,
-  parseHelperMessage,
-  readFrames,
-  type ServerMessage,
-} from "./frames.ts";
+import { encodeFrame, MalformedFrame, parseHelperMessage, readFrames } from "./frames.ts";
 import { randomHex } from "../ids.ts";
 import {
   holdsFileOpen,
@@ -21,44 +14,10 @@ import {
 } from "./procfs.ts";
 import { removeIfSame, shellQuote, writeExclusive, type WrittenFile } from "./rendezvous.ts";
 import { runTmux, type TmuxClient } from "../tmux/tmux.ts";
+import { type EnrolledShell, RunSlots } from "./run_machine.ts";
 
 export const MAX_ENROLLMENTS = 8;
 const HELPER_HELLO_TIMEOUT_MS = 15_000;
-
-/** Which end went away: the shell's line channel, or the helper's frame link. */
-export type Departure = "shell" | "helper";
-
-export type RunEvent =
-  | { kind: "busy" }
-  | { kind: "ready"; token: string; digest: string; helperPid: number }
-  | { kind: "helper"; message: HelperMessage; body: Uint8Array }
-  | { kind: "gone"; cause: Departure };
-
-/** The one run a shell may have in flight, and the events that reach it. */
-export type RunSlot = { runId: string; events: EventQueue<RunEvent> };
-
-/** How long shutdown waits for in-flight runs to stop and answer (spec: 2 s in all). */
-const SHUTDOWN_GRACE_MS = 2000;
-
-export type EnrolledShell = {
-  paneId: string;
-  identity: ProcessIdentity;
-  /** The tmux server process that owned the pane at enrollment. */
-  tmuxServer: ProcessIdentity | null;
-  processGeneration: string;
-  enrollmentGeneration: string;
-  helperPid: number;
-  run: RunSlot | null;
-  sendLine: (line: string) => Promise<void>;
-  sendFrame: (message: ServerMessage, body?: Uint8Array) => Promise<void>;
-  /**
-   * Ends the enrollment. With a run in flight the run is told (a "gone" event) and keeps the
-   * helper link so it can stop the script; the run's retire step calls `release`.
-   */
-  discard: (cause?: Departure) => void;
-  /** Closes both connections once no run needs them (or at once, `force`d at shutdown). */
-  release: (force?: boolean) => void;
-};
 
 type Invitation = {
   token: string;
@@ -78,36 +37,6 @@ type HelperHello = {
 
 /** How long a helper has to open the file its challenge names. */
 const HELPER_PROOF_TIMEOUT_MS = 5000;
-
-export class EventQueue<T> {
-  #items: T[] = [];
-  #waiter: ((item: T) => void) | null = null;
-
-  push(item: T): void {
-    if (this.#waiter) {
-      const waiter = this.#waiter;
-      this.#waiter = null;
-      waiter(item);
-    } else this.#items.push(item);
-  }
-
-  /** The next event, or the signal's reason thrown when it aborts first. */
-  next(signal: AbortSignal): Promise<T> {
-    if (this.#items.length) return Promise.resolve(this.#items.shift()!);
-    signal.throwIfAborted();
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => {
-        this.#waiter = null;
-        reject(signal.reason);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#waiter = (item) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(item);
-      };
-    });
-  }
-}
 
 export type EnrollmentOptions = {
   directory: string;
@@ -165,20 +94,8 @@ export class Enrollments {
   #listener: Deno.UnixListener | null = null;
   #helperScriptFile: WrittenFile | null = null;
   #options: EnrollmentOptions;
-  #closing = new AbortController();
-  #runs = new Set<Promise<unknown>>();
-
-  /** Aborts (with no reason a caller could mistake for a deadline) when shutdown begins. */
-  get closing(): AbortSignal {
-    return this.#closing.signal;
-  }
-
-  /** Shutdown waits for `run` to settle (its group stopped, its call answered). */
-  track<T>(run: Promise<T>): Promise<T> {
-    this.#runs.add(run);
-    run.finally(() => this.#runs.delete(run)).catch(() => {});
-    return run;
-  }
+  /** The runs in flight on these shells, and the only writer of each shell's `run`. */
+  readonly runs = new RunSlots();
 
   constructor(options: EnrollmentOptions) {
     this.#options = options;
@@ -251,11 +168,7 @@ export class Enrollments {
   }
 
   async close(): Promise<void> {
-    this.#closing.abort();
-    if (this.#runs.size) {
-      const grace = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS));
-      await Promise.race([Promise.allSettled([...this.#runs]), grace]);
-    }
+    await this.runs.close();
     for (const token of [...this.#invitations.keys()]) await this.#withdraw(token);
     for (const shell of [...this.shells.values()]) {
       shell.discard();
@@ -476,51 +389,68 @@ export class Enrollments {
     };
     this.shells.set(shell.paneId, shell);
     await sendLine(`OK ${shell.enrollmentGeneration}`);
-    this.#listenToShell(shell, lines);
-    this.#listenToHelper(shell, helper.frames);
+    deliverRunEvents(shell, lines, helper.frames);
   }
+}
 
-  async #listenToShell(shell: EnrolledShell, lines: AsyncGenerator<string>): Promise<void> {
-    try {
-      for await (const line of lines) {
-        const [kind, runId] = line.split(" ");
-        if (kind === "N" && shell.run?.runId === runId) shell.run.events.push({ kind: "busy" });
-      }
-    } catch {
-      // A reset connection ends the enrollment like EOF does.
+/**
+ * Turns what an enrolled shell's two connections say into its run's events: the shell's
+ * `N <run>` line is `busy`; the helper's `ready` and later frames go to the run they name, and
+ * a `ready` for no run in flight (a request withdrawn after its deadline) is aborted so it
+ * never runs. The end of either connection, or a malformed frame, ends the enrollment.
+ */
+export function deliverRunEvents(
+  shell: EnrolledShell,
+  lines: AsyncGenerator<string>,
+  frames: AsyncGenerator<unknown>,
+): void {
+  listenToShell(shell, lines);
+  listenToHelper(shell, frames);
+}
+
+async function listenToShell(shell: EnrolledShell, lines: AsyncGenerator<string>): Promise<void> {
+  try {
+    for await (const line of lines) {
+      const [kind, runId] = line.split(" ");
+      if (kind === "N" && shell.run?.runId === runId) shell.run.events.push({ kind: "busy" });
     }
-    shell.discard("shell");
+  } catch {
+    // A reset connection ends the enrollment like EOF does.
   }
+  shell.discard("shell");
+}
 
-  async #listenToHelper(shell: EnrolledShell, frames: AsyncGenerator<unknown>): Promise<void> {
-    try {
-      for await (const raw of frames) {
-        const frame = raw as { header: unknown; body: Uint8Array };
-        const message = parseHelperMessage(frame.header);
-        if (!message) throw new MalformedFrame("unexpected helper message");
-        if (message.type === "hello" || message.type === "proved") continue;
-        const run = shell.run;
-        if (!run || run.runId !== message.run_id) {
-          // A request withdrawn after its deadline: make sure it never runs.
-          if (message.type === "ready") {
-            await shell.sendFrame({ type: "abort", run_id: message.run_id });
-          }
-          continue;
-        }
+async function listenToHelper(
+  shell: EnrolledShell,
+  frames: AsyncGenerator<unknown>,
+): Promise<void> {
+  try {
+    for await (const raw of frames) {
+      const frame = raw as { header: unknown; body: Uint8Array };
+      const message = parseHelperMessage(frame.header);
+      if (!message) throw new MalformedFrame("unexpected helper message");
+      if (message.type === "hello" || message.type === "proved") continue;
+      const run = shell.run;
+      if (!run || run.runId !== message.run_id) {
+        // A request withdrawn after its deadline: make sure it never runs.
         if (message.type === "ready") {
-          run.events.push({
-            kind: "ready",
-            token: message.token,
-            digest: message.digest,
-            helperPid: shell.helperPid,
-          });
-        } else run.events.push({ kind: "helper", message, body: frame.body });
+          await shell.sendFrame({ type: "abort", run_id: message.run_id });
+        }
+        continue;
       }
-    } catch {
-      // Malformed frames or a reset: the channel is in doubt, so the enrollment goes.
+      if (message.type === "ready") {
+        run.events.push({
+          kind: "ready",
+          token: message.token,
+          digest: message.digest,
+          helperPid: shell.helperPid,
+        });
+      } else run.events.push({ kind: "helper", message, body: frame.body });
     }
-    shell.discard("helper");
+  } catch {
+    // Malformed frames or a reset: the channel is in doubt, so the enrollment goes.
   }
+  shell.discard("helper");
 }
 
 async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
