@@ -124,8 +124,8 @@ export async function withConnectedServer(
   const server = await startServer(parsed.config, {
     hooks: setup.hooks ?? {},
     helperCommand: defaultHelperCommand(),
+    caller: setup.caller,
   });
-  if (setup.caller) server.context.caller = setup.caller;
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test", version: "1" });
   await server.mcp.connect(serverTransport);
