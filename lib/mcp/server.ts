@@ -20,7 +20,8 @@ import {
 import { checkedTransport } from "./protocol_errors.ts";
 import { StdioLineTransport } from "./stdio_transport.ts";
 import { type Caller, callerFromEnvironment } from "../tmux/caller.ts";
-import { Enrollments, removeAbandonedDirectories } from "../run/enrollment.ts";
+import { Enrollments } from "../run/enrollment.ts";
+import { removeAbandonedDirectories } from "../run/server_record.ts";
 import { enrollCommandLine } from "../cli/in_pane.ts";
 import { randomHex } from "../ids.ts";
 import { makeServerDirectory, privateBaseDirectory } from "../run/rendezvous.ts";

@@ -10,7 +10,7 @@ export type Completion =
 
 export type HelperMessage =
   | { type: "hello"; token: string; pid: number }
-  /** The helper holds open the file the server's `prove` named (lib/run/enrollment.ts). */
+  /** The helper holds open the file the server's `prove` named (lib/run/consent.ts). */
   | { type: "proved" }
   | { type: "ready"; run_id: string; token: string; digest: string }
   /** `sh` was spawned as the leader of process group `pid`. */
