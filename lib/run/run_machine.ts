@@ -4,7 +4,7 @@
 // the receipt), E — execute (the helper runs the script; every way it cannot finish stops the
 // script's group and says what the stop confirmed), R — retire (the slot is freed, always).
 // The events a run waits for arrive on its slot's queue, put there by the shell's session
-// (lib/run/shell_session.ts); the tool's gate checks (lib/tools/tmux_run.ts) come before all this.
+// (lib/run/shell_session.ts); the tool's gate checks (lib/tools/tmux_run.ts) come first.
 import type { Completion, HelperMessage, ServerMessage } from "./frames.ts";
 import { authorize } from "./guard.ts";
 import { randomHex, sha256Hex } from "../ids.ts";
