@@ -7,7 +7,8 @@ import { Client, InMemoryTransport } from "./test_deps.ts";
 import { parseCommandLine } from "../lib/mcp/config.ts";
 import { randomHex } from "../lib/ids.ts";
 import { defaultHelperCommand, type RunningServer, startServer } from "../lib/mcp/server.ts";
-import type { RunHooks, ServerContext } from "../lib/mcp/server_context.ts";
+import type { ServerContext } from "../lib/mcp/server_context.ts";
+import type { RunHooks } from "../lib/run/run_machine.ts";
 import { socketPath } from "../lib/tmux/tmux.ts";
 import {
   denoTrustEnvironment,
@@ -123,8 +124,8 @@ export async function withConnectedServer(
   const server = await startServer(parsed.config, {
     hooks: setup.hooks ?? {},
     helperCommand: defaultHelperCommand(),
+    caller: setup.caller,
   });
-  if (setup.caller) server.context.caller = setup.caller;
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test", version: "1" });
   await server.mcp.connect(serverTransport);

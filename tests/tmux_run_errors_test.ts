@@ -16,7 +16,7 @@ import {
   withServer,
   zshCommand,
 } from "./harness.ts";
-import type { RunHooks } from "../lib/mcp/server_context.ts";
+import type { RunHooks } from "../lib/run/run_machine.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
 

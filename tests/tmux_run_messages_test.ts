@@ -1,6 +1,7 @@
 // tmux_run's refusals tell the agent what to do next, with the contract's codes unchanged: where
 // the generation comes from, how a person enrolls a pane, that a busy line is transient, which
-// limits an overflow hit and how to get the output anyway, and which deadline a script ran past.
+// stream an overflow came from with its limit and how to get the output anyway, and which
+// deadline a script ran past.
 import assert from "node:assert/strict";
 import { type Lab, type Session, typeInto, waitFor, withLab, withServer } from "./harness.ts";
 
@@ -55,13 +56,25 @@ Deno.test(
 );
 
 Deno.test(
-  "an overflow names the limits and the two ways to get the output",
+  "an overflow names the stream, its limit and the two ways to get the output",
   enrolled(async (_lab, s) => {
     const result = await s.run("yes | head -c 5000", { stdout_limit: 100 });
     assert.equal(result.error.code, "capacity");
-    assert.match(result.error.message, /stdout_limit 100 bytes or stderr_limit 65536 bytes/);
-    assert.match(result.error.message, /Raise stdout_limit or stderr_limit \(up to 262144\)/);
+    assert.match(result.error.message, /^stdout went over stdout_limit \(100 bytes\)/);
+    assert.doesNotMatch(result.error.message, /stderr/);
+    assert.match(result.error.message, /Raise stdout_limit \(up to 262144\)/);
     assert.match(result.error.message, /write the output to a file and read its tail/);
+  }),
+);
+
+Deno.test(
+  "an overflow on stderr names stderr and its limit, not stdout",
+  enrolled(async (_lab, s) => {
+    const result = await s.run("yes | head -c 5000 >&2", { stderr_limit: 50 });
+    assert.equal(result.error.code, "capacity");
+    assert.match(result.error.message, /^stderr went over stderr_limit \(50 bytes\)/);
+    assert.doesNotMatch(result.error.message, /stdout/);
+    assert.match(result.error.message, /Raise stderr_limit \(up to 262144\)/);
   }),
 );
 

@@ -3,7 +3,7 @@
 // asks it for an invitation for $TMUX_PANE, and prints the `source` line. All three opt-in
 // layers stay: only such a server publishes itself, and the invitation enrolls nothing until
 // this pane's own root shell sources it.
-import { SERVER_RECORD, type ServerRecord } from "../run/enrollment.ts";
+import { SERVER_RECORD, type ServerRecord } from "../run/server_record.ts";
 import { readIdentity } from "../run/procfs.ts";
 import { privateBaseDirectory } from "../run/rendezvous.ts";
 

@@ -3,32 +3,33 @@
 // over this context, so the server wiring, the tests and the benchmark all use the same code.
 import type { Config } from "./config.ts";
 import type { Enrollments } from "../run/enrollment.ts";
+import type { RunHooks } from "../run/run_machine.ts";
 import type { JsonSchema } from "./schemas.ts";
+import type { Caller } from "../tmux/caller.ts";
 import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";
 import type { ToolPayload } from "./tool_result.ts";
 
 export type Toolset = "inspect" | "manage" | "execute" | "teardown";
 
-/** Seams for tests that cause real faults (a real respawn, a real kill) at an exact phase. */
-export type RunHooks = {
-  beforeGuard?: (paneId: string) => Promise<void>;
-  afterGuard?: (paneId: string) => Promise<void>;
-};
-
+/**
+ * Fixed when the server starts and read-only for tools and tests alike: what changes has one
+ * owner behind it (the runs in flight are `enrollments.runs`; `closing` is ended by the
+ * server's close).
+ */
 export type ServerContext = {
-  config: Config;
-  tmux: TmuxClient;
-  tmuxVersion: TmuxVersion | null;
-  generation: string;
-  enabledTools: Set<string>;
-  enrollments: Enrollments | null;
-  runsInFlight: number;
-  closed: boolean;
-  hooks: RunHooks;
+  readonly config: Config;
+  readonly tmux: TmuxClient;
+  readonly tmuxVersion: TmuxVersion | null;
+  readonly generation: string;
+  readonly enabledTools: ReadonlySet<string>;
+  readonly enrollments: Enrollments | null;
+  /** Aborts when the server begins to close: new calls are refused as `closed`. */
+  readonly closing: AbortSignal;
+  readonly hooks: Readonly<RunHooks>;
   /** $TMUX and $TMUX_PANE as this process saw them at startup (lib/tmux/caller.ts). */
-  caller?: { tmux?: string; pane?: string };
+  readonly caller: Readonly<Caller>;
   /** A cancelled request gets no response (MCP), so its outcome is logged instead. */
-  reportCancelled: (payload: ToolPayload) => void;
+  readonly reportCancelled: (payload: ToolPayload) => void;
 };
 
 export type ToolExtra = {

@@ -10,13 +10,14 @@ export type Completion =
 
 export type HelperMessage =
   | { type: "hello"; token: string; pid: number }
-  /** The helper holds open the file the server's `prove` named (lib/run/enrollment.ts). */
+  /** The helper holds open the file the server's `prove` named (lib/run/consent.ts). */
   | { type: "proved" }
   | { type: "ready"; run_id: string; token: string; digest: string }
   /** `sh` was spawned as the leader of process group `pid`. */
   | { type: "started"; run_id: string; pid: number }
   | { type: "result"; run_id: string; completion: Completion; stdout_bytes: number }
-  | { type: "overflow"; run_id: string; stop: StopReport }
+  /** `stream` is the first stream that went over its limit. */
+  | { type: "overflow"; run_id: string; stream: OutputStream; stop: StopReport }
   | { type: "drain_timeout"; run_id: string; completion: Completion; open: OutputStream[] }
   | { type: "cancelled"; run_id: string; completion: Completion | null; stop: StopReport }
   | { type: "refused"; run_id: string; reason: "digest" | "nul" | "spawn" | "unknown_run" };
@@ -149,7 +150,9 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
         ? h as HelperMessage
         : null;
     case "overflow":
-      return runOk && isStopReport(h.stop) ? h as HelperMessage : null;
+      return runOk && (h.stream === "stdout" || h.stream === "stderr") && isStopReport(h.stop)
+        ? h as HelperMessage
+        : null;
     case "cancelled":
       return runOk && (h.completion === null || isCompletion(h.completion)) &&
           isStopReport(h.stop)

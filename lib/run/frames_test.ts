@@ -168,7 +168,8 @@ Deno.test("every helper message the helper sends is accepted as is", () => {
       { type: "result", run_id: RUN, completion: { ...exited, exit_status: 255 }, stdout_bytes: 1 },
       { type: "proved" },
       { type: "started", run_id: RUN, pid: 4321 },
-      { type: "overflow", run_id: RUN, stop: { remaining: 0, left_group: 0 } },
+      { type: "overflow", run_id: RUN, stream: "stdout", stop: { remaining: 0, left_group: 0 } },
+      { type: "overflow", run_id: RUN, stream: "stderr", stop: { remaining: null, left_group: 1 } },
       { type: "drain_timeout", run_id: RUN, completion: exited, open: ["stdout", "stderr"] },
       {
         type: "cancelled",
@@ -226,6 +227,8 @@ Deno.test("a helper message with a bad field or an unknown type is refused", () 
       { type: "result", run_id: RUN, completion: { state: "unobserved" }, stdout_bytes: 0 },
       { type: "overflow", run_id: 7 },
       { type: "overflow", run_id: RUN },
+      { type: "overflow", run_id: RUN, stop: { remaining: 0, left_group: 0 } },
+      { type: "overflow", run_id: RUN, stream: "stdin", stop: { remaining: 0, left_group: 0 } },
       { type: "started", run_id: RUN, pid: 1 },
       { type: "drain_timeout", run_id: RUN, completion: null },
       { type: "drain_timeout", run_id: RUN, completion: exited, open: ["stdin"] },

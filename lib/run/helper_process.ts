@@ -215,25 +215,34 @@ async function execute(
 
   let completion: Completion | null = null;
   const exited = child.status.then((status) => completion = toCompletion(status));
-  const overflow = Promise.withResolvers<"overflow">();
+  // Resolved by the first stream that goes over its limit; the overflow frame names it.
+  const overflow = Promise.withResolvers<OutputStream>();
   const stdout = drainBounded(
     child.stdout,
     limits.stdout_limit,
-    () => overflow.resolve("overflow"),
+    () => overflow.resolve("stdout"),
   );
   const stderr = drainBounded(
     child.stderr,
     limits.stderr_limit,
-    () => overflow.resolve("overflow"),
+    () => overflow.resolve("stderr"),
   );
+  const overflowed = overflow.promise.then(() => "overflow" as const);
 
-  let first = await Promise.race([exited, overflow.promise, stopRequested]);
+  let first = await Promise.race([exited, overflowed, stopRequested]);
   if (first === "stop" && await hasExited(child.pid)) first = await exited;
   if (first === "overflow" || first === "stop") {
     const stop = await stopGroup(child.pid, exited);
     stdout.cancel();
     stderr.cancel();
-    if (first === "overflow") return void await send({ type: "overflow", run_id: runId, stop });
+    if (first === "overflow") {
+      return void await send({
+        type: "overflow",
+        run_id: runId,
+        stream: await overflow.promise,
+        stop,
+      });
+    }
     return void await send({ type: "cancelled", run_id: runId, completion, stop });
   }
   // `sh` exited on its own: a stop asked for from now on would only hit background jobs, which
@@ -256,7 +265,12 @@ async function execute(
   if (out === null || err === null) {
     // Overflow refuses the run even after `sh` exited: what it left in its group goes too.
     const stop = await stopGroup(child.pid, exited);
-    return void await send({ type: "overflow", run_id: runId, stop });
+    return void await send({
+      type: "overflow",
+      run_id: runId,
+      stream: await overflow.promise,
+      stop,
+    });
   }
   const body = new Uint8Array(out.length + err.length);
   body.set(out);

@@ -1,0 +1,501 @@
+// One tmux_run, from a taken slot to its answer, in the order it happens: P — prepare (the
+// request waits in the shell's channel until its line editor is idle; nothing is authorized),
+// A — authorize (the tmux-queue guard, the commit point: from `granted` on every error carries
+// the receipt), E — execute (the helper runs the script; every way it cannot finish stops the
+// script's group and says what the stop confirmed), R — retire (the slot is freed, always).
+// The events a run waits for arrive on its slot's queue, put there by the shell's session
+// (lib/run/shell_session.ts); the tool's gate checks (lib/tools/tmux_run.ts) come first.
+import type { Completion, HelperMessage, ServerMessage } from "./frames.ts";
+import { authorize } from "./guard.ts";
+import { randomHex, sha256Hex } from "../ids.ts";
+import { isSameProcess, type ProcessIdentity, readIdentity } from "./procfs.ts";
+import { describeStop, stopGroup, type StopReport } from "./process_group.ts";
+import { failurePayload, type Receipt, RunFailure } from "./run_outcome.ts";
+import { encodeOutput } from "./output_encoding.ts";
+import { success, type ToolPayload } from "../mcp/tool_result.ts";
+import type { TmuxClient } from "../tmux/tmux.ts";
+
+/**
+ * How long a stopped run waits for the helper to confirm the stop (its own TERM then KILL takes
+ * at most two grace periods of 0.5 s) before the server stops the group itself.
+ */
+const STOP_CONFIRM_MS = 1500;
+/** How often a running script's shell and tmux server are looked up while it runs. */
+const WATCH_INTERVAL_MS = 200;
+/** How long shutdown waits for in-flight runs to stop and answer (spec: 2 s in all). */
+const SHUTDOWN_GRACE_MS = 2000;
+
+/** Which end went away: the shell's line channel, or the helper's frame link. */
+export type Departure = "shell" | "helper";
+
+export type RunEvent =
+  | { kind: "busy" }
+  | { kind: "ready"; token: string; digest: string; helperPid: number }
+  | { kind: "helper"; message: HelperMessage; body: Uint8Array }
+  | { kind: "gone"; cause: Departure };
+
+/** The one run a shell may have in flight, and the events that reach it. */
+export type RunSlot = { runId: string; events: EventQueue<RunEvent> };
+
+export class EventQueue<T> {
+  #items: T[] = [];
+  #waiter: ((item: T) => void) | null = null;
+
+  push(item: T): void {
+    if (this.#waiter) {
+      const waiter = this.#waiter;
+      this.#waiter = null;
+      waiter(item);
+    } else this.#items.push(item);
+  }
+
+  /** The next event, or the signal's reason thrown when it aborts first. */
+  next(signal: AbortSignal): Promise<T> {
+    if (this.#items.length) return Promise.resolve(this.#items.shift()!);
+    signal.throwIfAborted();
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiter = null;
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#waiter = (item) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(item);
+      };
+    });
+  }
+}
+
+/** An enrolled shell as its runs use it; lib/run/shell_session.ts makes one per accepted shell. */
+export type EnrolledShell = {
+  paneId: string;
+  identity: ProcessIdentity;
+  /** The tmux server process that owned the pane at enrollment. */
+  tmuxServer: ProcessIdentity | null;
+  processGeneration: string;
+  enrollmentGeneration: string;
+  helperPid: number;
+  /** The run in flight; written only by RunSlots. */
+  run: RunSlot | null;
+  sendLine: (line: string) => Promise<void>;
+  sendFrame: (message: ServerMessage, body?: Uint8Array) => Promise<void>;
+  /**
+   * Ends the enrollment. With a run in flight the run is told (a "gone" event) and keeps the
+   * helper link so it can stop the script; the run's retire step calls `release`.
+   */
+  discard: (cause?: Departure) => void;
+  /** Closes both connections once no run needs them (or at once, `force`d at shutdown). */
+  release: (force?: boolean) => void;
+};
+
+/**
+ * The runs in flight and the only writer of `EnrolledShell.run`: one slot per shell, a count
+ * per server, and shutdown, which tells every run to stop and waits for its answer.
+ */
+export class RunSlots {
+  #inFlight = 0;
+  #runs = new Set<Promise<unknown>>();
+  #closing = new AbortController();
+
+  /** Aborts (with no reason a caller could mistake for a deadline) when shutdown begins. */
+  get closing(): AbortSignal {
+    return this.#closing.signal;
+  }
+
+  /** A fresh slot on `shell`, or why there is none: its own run, or `limit` runs in flight. */
+  take(shell: EnrolledShell, limit: number): RunSlot | "shell_busy" | "server_full" {
+    if (shell.run) return "shell_busy";
+    if (this.#inFlight >= limit) return "server_full";
+    const slot: RunSlot = { runId: randomHex(), events: new EventQueue<RunEvent>() };
+    shell.run = slot;
+    this.#inFlight++;
+    return slot;
+  }
+
+  /** Shutdown waits for `run` to settle (its group stopped, its call answered). */
+  track<T>(run: Promise<T>): Promise<T> {
+    this.#runs.add(run);
+    run.finally(() => this.#runs.delete(run)).catch(() => {});
+    return run;
+  }
+
+  free(shell: EnrolledShell, slot: RunSlot): void {
+    if (shell.run === slot) shell.run = null;
+    shell.release();
+    this.#inFlight--;
+  }
+
+  /** Tells the runs in flight to stop, and waits for them within the shutdown grace. */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    if (!this.#runs.size) return;
+    const grace = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS));
+    await Promise.race([Promise.allSettled([...this.#runs]), grace]);
+  }
+}
+
+/** Seams for tests that cause real faults (a real respawn, a real kill) at an exact phase. */
+export type RunHooks = {
+  beforeGuard?: (paneId: string) => Promise<void>;
+  afterGuard?: (paneId: string) => Promise<void>;
+};
+
+/** What the server lends every run, fixed at startup. */
+export type RunServer = {
+  readonly tmux: TmuxClient;
+  readonly generation: string;
+  readonly config: { readonly runTimeoutSeconds: number };
+  readonly hooks: Readonly<RunHooks>;
+  /** A cancelled request gets no response (MCP), so its outcome is logged instead. */
+  readonly reportCancelled: (payload: ToolPayload) => void;
+};
+
+export type Interruption = "deadline" | "cancelled" | "closed";
+
+/** One run, made by tmux_run's gate once its slot is taken; the phases read it, none writes. */
+export type Run = {
+  readonly server: RunServer;
+  readonly slots: RunSlots;
+  readonly shell: EnrolledShell;
+  readonly slot: RunSlot;
+  readonly target: { kind: "pane"; id: string; generation: string };
+  readonly script: Uint8Array;
+  readonly limits: { readonly stdout: number; readonly stderr: number };
+  /** Aborts on a cancel, the run deadline or shutdown; `interruption` says which. */
+  readonly interrupt: AbortSignal;
+  readonly interruption: () => Interruption;
+  /** Runs a step that waits, reporting progress with `message` while it does. */
+  readonly during: <T>(message: string, step: () => Promise<T>) => Promise<T>;
+};
+
+/** The whole run, P → A → E, then R whatever happened. */
+export async function runScript(run: Run): Promise<ToolPayload> {
+  try {
+    return await run.slots.track(prepareAuthorizeExecute(run));
+  } finally {
+    retire(run);
+  }
+}
+
+async function prepareAuthorizeExecute(run: Run): Promise<ToolPayload> {
+  const { digest, helperPid } = await prepare(run);
+  // From here the helper holds the request; if no script follows, tell it to drop it.
+  let scriptSent = false;
+  try {
+    const receipt = await authorizeRun(run, digest, helperPid);
+    await run.shell.sendFrame(
+      {
+        type: "script",
+        run_id: run.slot.runId,
+        stdout_limit: run.limits.stdout,
+        stderr_limit: run.limits.stderr,
+      },
+      run.script,
+    );
+    scriptSent = true;
+    return await run.during("the script is running", () => execute(run, receipt));
+  } finally {
+    if (!scriptSent) await run.shell.sendFrame({ type: "abort", run_id: run.slot.runId });
+  }
+}
+
+const SHELL_GONE = "the enrolled shell is gone (it exited or the pane was respawned); a person " +
+  "must enroll the pane again";
+
+// P — prepare: nothing is authorized yet, so every failure here says nothing was sent.
+
+/** Sends the request and waits for the helper's `ready`, which names the helper's pid. */
+async function prepare(run: Run): Promise<{ digest: string; helperPid: number }> {
+  const { shell, slot } = run;
+  if (!await isSameProcess(shell.identity)) {
+    shell.discard();
+    throw new RunFailure("stale_target", SHELL_GONE);
+  }
+  const digest = await sha256Hex(run.script);
+  const token = randomHex();
+  await shell.sendLine(`R ${slot.runId} ${token} ${digest}`);
+
+  // The request waits in the shell's channel until ZLE is idle; a busy shell just doesn't answer.
+  const ready = await run.during(
+    "waiting for the shell to be idle at its prompt",
+    () => awaitShell(run),
+  );
+  if (ready.kind === "busy") {
+    throw new RunFailure(
+      "unsupported",
+      "the pane's line editor is not idle and empty (someone is typing, or a continuation " +
+        "prompt, a search, a completion question, a half-typed key sequence or a vi operator " +
+        "is open); nothing was sent. This is transient: call again once the person's line is " +
+        "empty",
+    );
+  }
+  if (ready.kind === "gone") throw new RunFailure("stale_target", SHELL_GONE);
+  if (ready.kind !== "ready" || ready.token !== token || ready.digest !== digest) {
+    throw new RunFailure("transport_error", "the helper's answer did not match the request");
+  }
+  return { digest, helperPid: ready.helperPid };
+}
+
+/** Waits for the shell's answer to a request; an interruption withdraws the request. */
+async function awaitShell(run: Run): Promise<RunEvent> {
+  try {
+    return await run.slot.events.next(run.interrupt);
+  } catch {
+    const code = run.interruption();
+    throw new RunFailure(
+      code,
+      code === "deadline"
+        ? "the pane's shell stayed busy (a command in the foreground) until the run " +
+          "deadline; nothing was sent and the request is withdrawn. Call again once its " +
+          "prompt is back"
+        : code === "cancelled"
+        ? "the request was cancelled before anything was sent"
+        : "the server is shutting down; nothing was sent",
+    );
+  }
+}
+
+// A — authorize: the commit point.
+
+/** The guard's grant as a receipt, once the helper proved to be the enrolled shell's child. */
+async function authorizeRun(run: Run, digest: string, helperPid: number): Promise<Receipt> {
+  const { server, shell } = run;
+  const helper = await readIdentity(helperPid);
+  if (!helper || helper.parentPid !== shell.identity.pid || !await isSameProcess(shell.identity)) {
+    throw new RunFailure("transport_error", "the helper is not the enrolled shell's child");
+  }
+  await server.hooks.beforeGuard?.(shell.paneId);
+  let verdict;
+  try {
+    verdict = await authorize(server.tmux, shell.paneId, shell.identity.pid, run.interrupt);
+  } catch {
+    const code = run.interruption();
+    throw new RunFailure(code, `the authorization was interrupted (${code})`, "possibly_sent");
+  }
+  if (verdict === "aliased") {
+    throw new RunFailure(
+      "unsupported",
+      "a tmux command-alias rebinds if-shell or display-message, which the guard relies on; " +
+        "nothing was sent. Remove that alias (show-options -s command-alias) to use tmux_run",
+    );
+  }
+  if (verdict === "denied") {
+    throw new RunFailure(
+      "stale_target",
+      "the pane was replaced, died or is gone; nothing was sent. Check tmux_capabilities " +
+        "enrolled_panes",
+    );
+  }
+  // Granted: the commit point. Every error from here on carries this receipt.
+  const receipt: Receipt = {
+    state: "authorized",
+    run_id: run.slot.runId,
+    script_digest: digest,
+    server_generation: server.generation,
+    pane_id: shell.paneId,
+    enrollment_generation: shell.enrollmentGeneration,
+    process_generation: shell.processGeneration,
+  };
+  await server.hooks.afterGuard?.(shell.paneId);
+  if (!await isSameProcess(shell.identity)) {
+    throw new RunFailure("stale_target", SHELL_GONE, "observed", receipt);
+  }
+  return receipt;
+}
+
+// E — execute: the script was sent; what ends it is its outcome or a stop.
+
+/** Why a running script has to be stopped, and the error that will say so. */
+type StopCause = {
+  code: Interruption | "stale_target";
+  what: string;
+  /** What the agent can do instead, said after what the stop confirmed. */
+  advice?: string;
+  helperGone?: boolean;
+};
+
+/**
+ * Waits for the script's outcome while watching the shell and the tmux server. Every way a run
+ * cannot finish (deadline, cancel, shutdown, the shell or tmux server gone, the helper gone)
+ * stops the script's whole process group and says what the stop confirmed.
+ */
+async function execute(run: Run, receipt: Receipt): Promise<ToolPayload> {
+  const { slot, shell } = run;
+  const watch = watchTarget(shell);
+  const stopNow = AbortSignal.any([run.interrupt, watch.signal]);
+  let group: number | null = null;
+  try {
+    while (true) {
+      let event: RunEvent;
+      try {
+        event = await slot.events.next(stopNow);
+      } catch {
+        const cause: StopCause = watch.signal.aborted
+          ? { code: "stale_target", what: watch.signal.reason }
+          : interruptionCause(run.interruption(), run.server.config.runTimeoutSeconds);
+        return await stopAndReport(run, receipt, group, cause);
+      }
+      if (event.kind === "gone") {
+        return await stopAndReport(run, receipt, group, departureCause(event.cause));
+      }
+      if (event.kind !== "helper") continue;
+      if (event.message.type === "started") {
+        group = event.message.pid;
+        continue;
+      }
+      return outcome(run, receipt, event.message, event.body);
+    }
+  } finally {
+    watch.stop();
+  }
+}
+
+function interruptionCause(code: Interruption, deadlineSeconds: number): StopCause {
+  if (code === "deadline") {
+    return {
+      code,
+      what: `the script ran past the run deadline (${deadlineSeconds} s)`,
+      advice: "for longer work (the deadline is limits.run_deadline_seconds in " +
+        "tmux_capabilities) start it in the background with its output redirected to a " +
+        "file (nohup cmd >file 2>&1 &) and read the file in later runs",
+    };
+  }
+  if (code === "cancelled") return { code, what: "the run was cancelled" };
+  return { code, what: "the server is shutting down" };
+}
+
+function departureCause(cause: Departure): StopCause {
+  return cause === "helper"
+    ? { code: "closed", what: "the helper's channel closed during the run", helperGone: true }
+    : { code: "stale_target", what: "the enrolled shell's channel closed during the run" };
+}
+
+/** The tool result for a message from the helper that ends the run. */
+function outcome(
+  run: Run,
+  receipt: Receipt,
+  message: HelperMessage,
+  body: Uint8Array,
+): ToolPayload {
+  switch (message.type) {
+    case "result":
+      return success({
+        target: run.target,
+        authorization: receipt,
+        completion: message.completion,
+        stdout: encodeOutput(body.subarray(0, message.stdout_bytes)),
+        stderr: encodeOutput(body.subarray(message.stdout_bytes)),
+      });
+    case "overflow": {
+      const stream = message.stream;
+      const limit = stream === "stdout" ? run.limits.stdout : run.limits.stderr;
+      throw new RunFailure(
+        "capacity",
+        `${stream} went over ${stream}_limit (${limit} bytes), so no output is returned and ` +
+          `the script was ${describeStop(message.stop)}. Raise ${stream}_limit (up to ` +
+          "262144), or write the output to a file and read its tail (tail -c 60000 FILE)",
+        "possibly_sent",
+        receipt,
+      );
+    }
+    case "drain_timeout": {
+      const exit = message.completion.state === "exited"
+        ? `sh exited ${message.completion.exit_status}`
+        : `sh was killed by signal ${message.completion.signal}`;
+      throw new RunFailure(
+        "deadline",
+        `${exit}, but a background process kept ${message.open.join(" and ")} open past ` +
+          "0.25 s, so no output is returned; redirect background output (e.g. " +
+          "`cmd >/dev/null 2>&1 &`)",
+        "observed",
+        receipt,
+        message.completion,
+      );
+    }
+    default:
+      throw new RunFailure(
+        "transport_error",
+        "the helper refused or garbled the script",
+        "possibly_sent",
+        receipt,
+      );
+  }
+}
+
+/**
+ * Stops the script's group: the helper is asked first (it is `sh`'s parent and reaps it); if
+ * it does not confirm in time, or is gone, the server signals the group itself. A result that
+ * arrives meanwhile is the script having finished first, and is returned as such.
+ */
+async function stopAndReport(
+  run: Run,
+  receipt: Receipt,
+  started: number | null,
+  cause: StopCause,
+): Promise<ToolPayload> {
+  const { shell, slot } = run;
+  let group = started;
+  let confirmed: { stop: StopReport; completion: Completion | null } | null = null;
+  if (!cause.helperGone) {
+    await shell.sendFrame({ type: "cancel", run_id: slot.runId });
+    const limit = AbortSignal.timeout(STOP_CONFIRM_MS);
+    while (!confirmed) {
+      const event = await slot.events.next(limit).catch(() => null);
+      if (!event || event.kind === "gone") break;
+      if (event.kind !== "helper") continue;
+      const message = event.message;
+      if (message.type === "started") group = message.pid;
+      else if (message.type === "cancelled") confirmed = message;
+      else return outcome(run, receipt, message, event.body);
+    }
+  }
+  let stopped: string;
+  if (confirmed) stopped = `the script was ${describeStop(confirmed.stop)}`;
+  else {
+    // The helper is gone or did not answer: its link is in doubt, and the group is ours to stop.
+    shell.discard("helper");
+    stopped = group === null
+      ? "the helper never reported the script as started"
+      : `the script was ${describeStop(await stopGroup(group, Promise.resolve()))}`;
+  }
+  const failure = new RunFailure(
+    cause.code,
+    [cause.what, stopped, cause.advice].filter(Boolean).join("; "),
+    "possibly_sent",
+    receipt,
+    confirmed?.completion ?? null,
+  );
+  if (cause.code === "cancelled") run.server.reportCancelled(failurePayload(failure));
+  throw failure;
+}
+
+/**
+ * Looks up, every 200 ms, whether the enrolled shell and its tmux server are still the same
+ * processes; the signal aborts, with the sentence to report, when either is gone, so a run
+ * whose target died ends within a fraction of a second rather than at the deadline.
+ */
+function watchTarget(shell: EnrolledShell): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  let checking = false;
+  const timer = setInterval(async () => {
+    if (checking || controller.signal.aborted) return;
+    checking = true;
+    try {
+      if (!await isSameProcess(shell.identity)) {
+        controller.abort("the enrolled shell exited during the run");
+      } else if (shell.tmuxServer && !await isSameProcess(shell.tmuxServer)) {
+        controller.abort("the tmux server exited during the run");
+      }
+    } finally {
+      checking = false;
+    }
+  }, WATCH_INTERVAL_MS);
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
+}
+
+// R — retire: whatever happened, the shell's slot and the server's count are freed.
+
+function retire(run: Run): void {
+  run.slots.free(run.shell, run.slot);
+}
