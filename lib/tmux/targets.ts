@@ -131,15 +131,36 @@ export async function describe(
   format: string,
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<string[]>> {
+  const out = await describeThen(client, target, idFormat, format, [], signal);
+  return out.ok ? { ok: true, value: out.value.fields } : out;
+}
+
+/**
+ * `describe`, then the command `then` in the same tmux invocation (`;` separates them), so a
+ * missing target costs no second call and the output comes from the object just checked. With
+ * `then`, `format` must expand to one line: the first line is the description, the rest is
+ * what `then` printed.
+ */
+export async function describeThen(
+  client: TmuxClient,
+  target: string,
+  idFormat: "#{pane_id}" | "#{window_id}" | "#{session_id}",
+  format: string,
+  then: string[],
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<{ fields: string[]; output: string }>> {
+  const describing = ["display-message", "-p", "-t", target, `${idFormat}\t${format}`];
   const out = await tmuxCall(
     client,
-    ["display-message", "-p", "-t", target, `${idFormat}\t${format}`],
+    then.length ? [...describing, ";", ...then] : describing,
     signal,
   );
   if (!out.ok) return naming(out, target);
-  const [id, ...fields] = out.value.replace(/\n$/, "").split("\t");
+  const end = then.length ? out.value.indexOf("\n") : -1;
+  const header = end < 0 ? out.value.replace(/\n$/, "") : out.value.slice(0, end);
+  const [id, ...fields] = header.split("\t");
   if (!target.startsWith("=") && id !== target) return { ok: false, payload: notFound(target) };
-  return { ok: true, value: fields };
+  return { ok: true, value: { fields, output: end < 0 ? "" : out.value.slice(end + 1) } };
 }
 
 /** A session target resolved to its id, so that later steps name one object exactly. */
