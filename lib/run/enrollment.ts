@@ -19,7 +19,8 @@ import {
   type ProcessIdentity,
   readIdentity,
 } from "./procfs.ts";
-import { removeIfSame, shellQuote, writeExclusive, type WrittenFile } from "./rendezvous.ts";
+import { removeIfSame, writeExclusive, type WrittenFile } from "./rendezvous.ts";
+import { shellQuote } from "../shell_quote.ts";
 import { runTmux, type TmuxClient } from "../tmux/tmux.ts";
 
 export const MAX_ENROLLMENTS = 8;

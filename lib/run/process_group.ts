@@ -6,6 +6,7 @@
 // needs no /proc permission in the helper's sandbox.
 import type { ProcessRow } from "./procfs.ts";
 import { listProcesses } from "./process_facts_portable.ts";
+import { delay, pollUntil } from "../delay.ts";
 
 /** Between SIGTERM and SIGKILL, and again for SIGKILL to take effect. */
 export const KILL_GRACE_MS = 500;
@@ -59,13 +60,7 @@ export async function hasExited(pid: number): Promise<boolean> {
 }
 
 async function waitForEmptyGroup(pgid: number, limitMs: number): Promise<boolean> {
-  const until = Date.now() + limitMs;
-  while (true) {
-    const members = await groupMembers(pgid);
-    if (members === 0) return true;
-    if (Date.now() >= until) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  return await pollUntil(async () => await groupMembers(pgid) === 0, limitMs, POLL_MS) ?? false;
 }
 
 /**
@@ -83,7 +78,7 @@ export async function stopGroup(pgid: number, leaderGone: Promise<unknown>): Pro
       await waitForEmptyGroup(pgid, KILL_GRACE_MS);
     }
   }
-  await Promise.race([leaderGone, new Promise((resolve) => setTimeout(resolve, KILL_GRACE_MS))]);
+  await Promise.race([leaderGone, delay(KILL_GRACE_MS)]);
   const after = await listProcesses();
   if (!after) return { remaining: null, left_group: escapees.size };
   const alive = new Set(after.filter((row) => row.live).map((row) => row.pid));

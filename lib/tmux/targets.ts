@@ -88,30 +88,34 @@ export function failureFor(stderr: string): Refusal {
 }
 
 /** Runs tmux and turns any failure into the fixed refusal for it. */
-export async function tmuxCall(
+export function tmuxCall(
   client: TmuxClient,
   args: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<string>> {
-  let result;
-  try {
-    result = await controlCall(client, args, signal) ?? await runTmux(client, args, signal);
-  } catch (error) {
-    if (signal?.aborted) throw error;
-    return { ok: false, payload: TMUX_UNAVAILABLE };
-  }
-  if (result.code !== 0) return { ok: false, payload: failureFor(result.stderr) };
-  return { ok: true, value: result.stdout };
+  return outcome(
+    async () => await controlCall(client, args, signal) ?? await runTmux(client, args, signal),
+    signal,
+  );
 }
 
-export async function tmuxCallRaw(
+/** `tmuxCall` for output that may not be text: the bytes as tmux wrote them, from a client. */
+export function tmuxCallRaw(
   client: TmuxClient,
   args: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<Uint8Array>> {
+  return outcome(() => runTmuxRaw(client, args, signal), signal);
+}
+
+/** A tmux client that could not start is tmux_unavailable; one that failed, its refusal. */
+async function outcome<T>(
+  run: () => Promise<{ code: number; stdout: T; stderr: string }>,
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<T>> {
   let result;
   try {
-    result = await runTmuxRaw(client, args, signal);
+    result = await run();
   } catch (error) {
     if (signal?.aborted) throw error;
     return { ok: false, payload: TMUX_UNAVAILABLE };
