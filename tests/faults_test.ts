@@ -14,6 +14,7 @@ import {
   withLab,
   withServer,
 } from "./harness.ts";
+import { groupMembers } from "../lib/run/procfs.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
 const STOPPED = /stopped: no process of the script's group remains/;
@@ -29,22 +30,6 @@ function enrolled(
         await fn(lab, s);
       })
     );
-}
-
-/** Live (not zombie) processes whose process group is `pgid`, read from /proc. */
-async function groupMembers(pgid: number): Promise<number[]> {
-  const members: number[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (state !== "Z" && Number(pgrp) === pgid) members.push(Number(entry.name));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return members;
 }
 
 /** The pid a script wrote to `file`, once it is there. */

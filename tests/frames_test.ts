@@ -2,6 +2,7 @@
 // is too large or whose header is not JSON is refused.
 import assert from "node:assert/strict";
 import { encodeFrame, type Frame, MalformedFrame, readFrames } from "../lib/run/frames.ts";
+import { concatBytes } from "../lib/bytes.ts";
 
 function streamOf(bytes: Uint8Array, chunkSizes: number[]): ReadableStream<Uint8Array> {
   const chunks: Uint8Array[] = [];
@@ -28,12 +29,7 @@ Deno.test("frames come back whole however the stream is split", async () => {
     { header: { type: "c" }, body: new Uint8Array([0, 10, 255]) },
   ];
   const encoded = sent.map((f) => encodeFrame(f.header, f.body));
-  const wire = new Uint8Array(encoded.reduce((sum, frame) => sum + frame.length, 0));
-  let offset = 0;
-  for (const frame of encoded) {
-    wire.set(frame, offset);
-    offset += frame.length;
-  }
+  const wire = concatBytes(encoded);
   for (const sizes of [[1, 2, 3, 65536], [7], [4096], [wire.length]]) {
     const got = await collect(streamOf(wire, sizes));
     assert.deepEqual(got, sent, `split into chunks of ${sizes}`);

@@ -10,6 +10,7 @@ import { defaultHelperCommand, type RunningServer, startServer } from "../lib/mc
 import type { ServerContext } from "../lib/mcp/server_context.ts";
 import type { RunHooks } from "../lib/run/run_machine.ts";
 import { socketPath } from "../lib/tmux/tmux.ts";
+import { childrenOf, processExists } from "../lib/run/procfs.ts";
 import {
   denoTrustEnvironment,
   labZshCommand,
@@ -30,7 +31,7 @@ for (const name of Object.keys(Deno.env.toObject())) {
 }
 
 export type Lab = PrivateLab;
-export { waitFor };
+export { processExists, waitFor };
 
 /** A private tmux server with one zsh pane at an idle prompt, checked for leftovers after. */
 export async function withLab(fn: (lab: Lab) => Promise<void>, zshrc = ""): Promise<void> {
@@ -59,27 +60,7 @@ export async function waitForPrompt(lab: Pick<Lab, "tmuxCmd" | "pane">): Promise
 
 async function helperProcessesUnder(tmuxCmd: Lab["tmuxCmd"]): Promise<number[]> {
   const pids = (await tmuxCmd("list-panes", "-a", "-F", "#{pane_pid}")).split("\n").map(Number);
-  const helpers: number[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (pids.includes(parent)) helpers.push(Number(entry.name));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return helpers;
-}
-
-export async function processExists(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return !/\) [ZX] /.test(stat);
-  } catch {
-    return false;
-  }
+  return (await Promise.all(pids.map(childrenOf))).flat();
 }
 
 export type Session = {

@@ -3,6 +3,7 @@
 // version, with numbers, is bench/soak.ts.
 import assert from "node:assert/strict";
 import { waitFor, withLab, withServer } from "./harness.ts";
+import { childrenOf } from "../lib/run/procfs.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
 
@@ -19,14 +20,9 @@ async function fdCount(pid: number): Promise<number> {
 
 /** The enrolled shell's one child: its helper. */
 async function helperOf(shellPid: number): Promise<number> {
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`).catch(() => "");
-    if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === shellPid) {
-      return Number(entry.name);
-    }
-  }
-  throw new Error("the enrolled shell has no helper");
+  const [helper] = await childrenOf(shellPid);
+  if (helper === undefined) throw new Error("the enrolled shell has no helper");
+  return helper;
 }
 
 Deno.test("300 runs leave no descriptor behind and do not grow the helper's memory", () =>

@@ -1,6 +1,6 @@
 // Both process-facts backends against real processes on this machine: /proc (on Linux), and
 // ps/lsof as macOS uses them (forced here on Linux). They must agree on a live process's parent, keep its start
-// time stable, see a zombie or an exited process as gone, tell a process that holds a file open
+// time stable, see a zombie or an exited process as gone, list the process table alike, tell a process that holds a file open
 // from one that does not, and pick /proc on Linux and ps/lsof elsewhere unless told otherwise.
 import assert from "node:assert/strict";
 import { chooseProcessFacts, type ProcessFacts } from "../lib/run/procfs.ts";
@@ -80,6 +80,35 @@ Deno.test("both backends see a zombie as gone", async () => {
       async () => (await psState(zombie)).startsWith("Z"),
     );
     for (const facts of BACKENDS) assert.equal(await facts.readIdentity(zombie), null, facts.name);
+  } finally {
+    await stop();
+  }
+});
+
+Deno.test("both backends list a child with its parent and group, and a zombie as not live", async () => {
+  const { child, line, stop } = await started("sleep 0.1 & echo $!; exec sleep 60");
+  try {
+    const zombie = Number(line);
+    await waitFor(
+      "the child to become a zombie",
+      async () => (await psState(zombie)).startsWith("Z"),
+    );
+    for (const facts of BACKENDS) {
+      const rows = await facts.listProcesses();
+      assert.ok(rows, facts.name);
+      const ours = rows.find((row) => row.pid === Deno.pid);
+      const theirs = rows.find((row) => row.pid === child.pid);
+      assert.ok(ours && theirs, `${facts.name} lists this process and its child`);
+      assert.deepEqual(theirs, {
+        pid: child.pid,
+        parentPid: Deno.pid,
+        processGroup: ours.processGroup,
+        live: true,
+      }, facts.name);
+      const dead = rows.find((row) => row.pid === zombie);
+      assert.equal(dead?.parentPid, child.pid, facts.name);
+      assert.equal(dead?.live, false, facts.name);
+    }
   } finally {
     await stop();
   }

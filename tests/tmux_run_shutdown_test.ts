@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { type Lab, splitPane, waitFor, waitForPrompt, withLab, zshCommand } from "./harness.ts";
 import { sourceInPane } from "../lib/cli/private_lab.ts";
 import { privateBaseDirectory } from "../lib/run/rendezvous.ts";
+import { groupMembers } from "../lib/run/procfs.ts";
 import { isValid, schemas, validationErrors } from "../lib/mcp/schemas.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -62,22 +63,6 @@ function startServer(lab: Lab, panes: string[]) {
     await reading.catch(() => {});
   };
   return { child, writer, send, request, answer, reading, setups, stop };
-}
-
-/** Live processes whose process group is `pgid`. */
-async function groupMembers(pgid: number): Promise<number[]> {
-  const members: number[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (state !== "Z" && Number(pgrp) === pgid) members.push(Number(entry.name));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return members;
 }
 
 /** The private directory whose record names `pid`, if any. */

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { type Lab, splitPane, typeInto, waitFor, waitForPrompt, withLab } from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
 import { parseCommandLine } from "../lib/mcp/config.ts";
+import { childrenOf } from "../lib/run/procfs.ts";
 
 function zsh(fn: (lab: Lab, s: GeneralSession) => Promise<void>): () => Promise<void> {
   return () => withLab((lab) => withGeneral(lab, {}, (s) => fn(lab, s)));
@@ -266,17 +267,11 @@ Deno.test(
 
 async function tmuxChildren(): Promise<number[]> {
   const children: number[] = [];
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      // The control-mode client stays attached by design; it ends when the server closes.
-      const argv = (await Deno.readTextFile(`/proc/${entry.name}/cmdline`)).split("\0");
-      if (parent === Deno.pid && !argv.includes("-C")) children.push(Number(entry.name));
-    } catch {
-      // exited while we looked
-    }
+  for (const pid of await childrenOf(Deno.pid)) {
+    // The control-mode client stays attached by design; it ends when the server closes. Its
+    // argv is read from /proc: the process table has no command lines.
+    const argv = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => null);
+    if (argv !== null && !argv.split("\0").includes("-C")) children.push(pid);
   }
   return children;
 }

@@ -4,8 +4,10 @@
 // layers stay: only such a server publishes itself, and the invitation enrolls nothing until
 // this pane's own root shell sources it.
 import { SERVER_RECORD, type ServerRecord } from "../run/server_record.ts";
-import { readIdentity } from "../run/procfs.ts";
+import { processExists } from "../run/procfs.ts";
 import { privateBaseDirectory } from "../run/rendezvous.ts";
+import { realPath } from "../tmux/caller.ts";
+import { shellQuote } from "../shell_quote.ts";
 
 const REFUSALS: Record<string, string> = {
   "tmux-too-old": "tmux 3.3 or newer is required",
@@ -13,18 +15,15 @@ const REFUSALS: Record<string, string> = {
   "no-pane": "the server cannot see this pane",
 };
 
-async function realPath(path: string): Promise<string> {
-  return await Deno.realPath(path).catch(() => path);
-}
-
-async function isRunning(pid: number): Promise<boolean> {
-  return await readIdentity(pid) !== null;
+/** The socket's real path, or the path as given when it does not resolve. */
+async function socketIdentity(path: string): Promise<string> {
+  return await realPath(path) ?? path;
 }
 
 /** Servers with tmux_run enabled that are bound to the tmux server at `socket`. */
 async function serversFor(socket: string): Promise<{ pid: number; channel: string }[]> {
   const base = await privateBaseDirectory();
-  const wanted = await realPath(socket);
+  const wanted = await socketIdentity(socket);
   const found: { pid: number; channel: string }[] = [];
   for await (const entry of Deno.readDir(base)) {
     if (!entry.isDirectory || !entry.name.startsWith("server-")) continue;
@@ -32,7 +31,9 @@ async function serversFor(socket: string): Promise<{ pid: number; channel: strin
       const record: ServerRecord = JSON.parse(
         await Deno.readTextFile(`${base}/${entry.name}/${SERVER_RECORD}`),
       );
-      if (await realPath(record.tmux_socket) !== wanted || !await isRunning(record.pid)) continue;
+      if (await socketIdentity(record.tmux_socket) !== wanted || !await processExists(record.pid)) {
+        continue;
+      }
       found.push({ pid: record.pid, channel: `${base}/${entry.name}/channel` });
     } catch {
       // A server starting up or shutting down: not one to ask.
@@ -111,7 +112,7 @@ export async function runEnroll(serverPid?: string): Promise<number> {
 }
 
 function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:@%+=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(word) ? word : shellQuote(word);
 }
 
 /**

@@ -4,6 +4,7 @@
 // (LIBTMUX_TMUX_BIN, else PATH), so the same tests run against any tmux; close() kills that server and removes the
 // socket file tmux leaves behind and the temp dir.
 import { randomHex } from "../ids.ts";
+import { pollUntil } from "../delay.ts";
 import { runTmux, socketPath, type TmuxClient } from "../tmux/tmux.ts";
 
 export const LAB_PROMPT = "lab# ";
@@ -46,13 +47,9 @@ export async function waitFor<T>(
   condition: () => Promise<T | undefined | null | false> | T | undefined | null | false,
   ms = 10_000,
 ): Promise<T> {
-  const end = Date.now() + ms;
-  while (true) {
-    const value = await condition();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const value = await pollUntil(condition, ms, 20);
+  if (value === null) throw new Error(`timed out waiting for ${what}`);
+  return value;
 }
 
 /**

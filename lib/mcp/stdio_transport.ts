@@ -9,6 +9,7 @@
 import process from "node:process";
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../deps.ts";
 import { describeIssue } from "./protocol_errors.ts";
+import { concatBytes } from "../bytes.ts";
 
 /** The SDK's read buffer: the longest line (in bytes) this server reads as a message. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -182,7 +183,7 @@ export class StdioLineTransport implements Transport {
     this.#parts = [];
     this.#length = 0;
     if (oversized) return this.#refuseOversized(oversized.id);
-    const line = new TextDecoder().decode(concat(parts)).replace(/\r$/, "");
+    const line = new TextDecoder().decode(concatBytes(parts)).replace(/\r$/, "");
     if (line.trim() === "") return;
     let json: unknown;
     try {
@@ -246,15 +247,4 @@ function readableId(json: object): JsonRpcId | null | undefined {
   const id = json.id;
   if (typeof id === "string" || typeof id === "number") return id;
   return null;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const all = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.length;
-  }
-  return all;
 }

@@ -6,7 +6,8 @@
 // accepted shell's session have their own modules.
 import { randomHex } from "../ids.ts";
 import { isSameProcess, readIdentity } from "./procfs.ts";
-import { removeIfSame, shellQuote, writeExclusive, type WrittenFile } from "./rendezvous.ts";
+import { removeIfSame, writeExclusive, type WrittenFile } from "./rendezvous.ts";
+import { shellQuote } from "../shell_quote.ts";
 import { runTmux, type TmuxClient } from "../tmux/tmux.ts";
 import { type EnrolledShell, RunSlots } from "./run_machine.ts";
 import { closeQuietly, openChannel } from "./channel.ts";

@@ -10,6 +10,7 @@ import {
   parseServerMessage,
   readFrames,
 } from "./frames.ts";
+import { concatBytes } from "../bytes.ts";
 
 const RUN = "0123456789abcdef0123456789abcdef";
 const TOKEN = "fedcba9876543210fedcba9876543210";
@@ -23,16 +24,6 @@ async function collect(stream: ReadableStream<Uint8Array>): Promise<Frame<unknow
   const frames: Frame<unknown>[] = [];
   for await (const frame of readFrames(stream)) frames.push(frame);
   return frames;
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 /** A frame with an arbitrary length prefix, for headers encodeFrame would never write. */
@@ -56,7 +47,7 @@ Deno.test("a frame is two big-endian lengths, the JSON header, then the body", (
   const header = new TextEncoder().encode(JSON.stringify({ type: "abort", run_id: RUN }));
   assert.deepEqual(
     frame,
-    concat(lengthPrefix(header.length, 3), header, new Uint8Array([1, 2, 3])),
+    concatBytes([lengthPrefix(header.length, 3), header, new Uint8Array([1, 2, 3])]),
   );
 });
 
@@ -79,10 +70,10 @@ Deno.test("a body that looks like protocol lines comes back unchanged", async ()
 });
 
 Deno.test("frames split at every byte boundary decode the same", async () => {
-  const wire = concat(
+  const wire = concatBytes([
     encodeFrame({ type: "hello", token: TOKEN, pid: 42 }),
     encodeFrame({ type: "overflow", run_id: RUN }, new Uint8Array([7, 8, 9])),
-  );
+  ]);
   const expected = [
     { header: { type: "hello", token: TOKEN, pid: 42 }, body: new Uint8Array() },
     { header: { type: "overflow", run_id: RUN }, body: new Uint8Array([7, 8, 9]) },
@@ -99,11 +90,11 @@ Deno.test("frames split at every byte boundary decode the same", async () => {
 });
 
 Deno.test("several frames in one chunk all decode, in order", async () => {
-  const wire = concat(
+  const wire = concatBytes([
     encodeFrame({ n: 1 }, new Uint8Array([1])),
     encodeFrame({ n: 2 }),
     encodeFrame({ n: 3 }, new Uint8Array([3, 3])),
-  );
+  ]);
   const frames = await collect(streamOf(wire));
   assert.deepEqual(frames.map((f) => f.header), [{ n: 1 }, { n: 2 }, { n: 3 }]);
   assert.deepEqual(frames.map((f) => [...f.body]), [[1], [], [3, 3]]);
@@ -149,7 +140,7 @@ Deno.test("a header that is not JSON, or not UTF-8, is a MalformedFrame", async 
 
 Deno.test("frames before a malformed one are still delivered", async () => {
   const seen: unknown[] = [];
-  const wire = concat(encodeFrame({ n: 1 }), rawFrame(new TextEncoder().encode("nope")));
+  const wire = concatBytes([encodeFrame({ n: 1 }), rawFrame(new TextEncoder().encode("nope"))]);
   await assert.rejects(async () => {
     for await (const frame of readFrames(streamOf(wire))) seen.push(frame.header);
   }, MalformedFrame);

@@ -12,6 +12,7 @@ import {
   type ServerMessage,
 } from "./frames.ts";
 import { sha256Hex } from "../ids.ts";
+import { delay } from "../delay.ts";
 import { hasExited, stopGroup } from "./process_group.ts";
 import { readShellRecords, type RunRequest } from "./shell_records.ts";
 
@@ -337,8 +338,4 @@ function toCompletion(status: Deno.CommandStatus): Completion {
     return { state: "signaled", exit_status: null, signal: status.code - 128 };
   }
   return { state: "exited", exit_status: status.code, signal: null };
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,9 +1,10 @@
 // Process facts without /proc (macOS, the BSDs), from the kernel through ps(1) and lsof(8): a
-// pid's parent, state and start time from `ps -o ppid= -o stat= -o lstart=`, and whether it
-// holds a file open from `lsof -p PID -a FILE`, which matches the file by device and inode, so
-// a symlinked directory (/tmp → /private/tmp) cannot hide it. The start time has one-second
+// pid's parent, state and start time from `ps -o ppid= -o stat= -o lstart=`, the process table
+// from `ps -A -o pid=,ppid=,pgid=,stat=`, and whether it holds a file open from
+// `lsof -p PID -a FILE`, which matches the file by device and inode, so a symlinked directory
+// (/tmp → /private/tmp) cannot hide it. The start time has one-second
 // resolution: a pid reused within the same second would pass for the same process.
-import type { ProcessFacts, ProcessIdentity } from "./procfs.ts";
+import type { ProcessFacts, ProcessIdentity, ProcessRow } from "./procfs.ts";
 
 // Both tools in their system places on macOS (/bin, /usr/sbin) and Debian (/usr/bin), with a
 // fixed locale and time zone so that the start time reads the same on every call.
@@ -61,8 +62,21 @@ async function holdsFileOpen(pid: number, path: string): Promise<boolean> {
   return code === 0 && stdout.split("\n").includes(`p${pid}`);
 }
 
+/** The process table from ps, which reads the same on Linux and macOS and needs no /proc. */
+export async function listProcesses(): Promise<ProcessRow[] | null> {
+  const { code, stdout } = await run("ps", ["-A", "-o", "pid=,ppid=,pgid=,stat="]);
+  if (code !== 0) return null;
+  return stdout.split("\n").flatMap((line) => {
+    const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
+    if (!stat) return [];
+    const live = !stat.startsWith("Z") && !stat.startsWith("X");
+    return [{ pid: +pid, parentPid: +ppid, processGroup: +pgid, live }];
+  });
+}
+
 export const PORTABLE_FACTS: ProcessFacts = {
   name: "portable",
   readIdentity,
   holdsFileOpen,
+  listProcesses,
 };

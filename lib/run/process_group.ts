@@ -4,6 +4,9 @@
 // `ps` lists who is still in the group, and which descendants had left it (`setsid`, a double
 // fork) before the stop. `ps` rather than /proc because it reads the same on Linux and macOS and
 // needs no /proc permission in the helper's sandbox.
+import type { ProcessRow } from "./procfs.ts";
+import { listProcesses } from "./process_facts_portable.ts";
+import { delay, pollUntil } from "../delay.ts";
 
 /** Between SIGTERM and SIGKILL, and again for SIGKILL to take effect. */
 export const KILL_GRACE_MS = 500;
@@ -12,35 +15,14 @@ const POLL_MS = 25;
 /** What a stop confirmed: live members of the group left, and live escapees it cannot reach. */
 export type StopReport = { remaining: number | null; left_group: number };
 
-type ProcessRow = { pid: number; ppid: number; pgid: number; live: boolean };
-
-async function listProcesses(): Promise<ProcessRow[] | null> {
-  try {
-    const output = await new Deno.Command("ps", {
-      args: ["-A", "-o", "pid=,ppid=,pgid=,stat="],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-    if (!output.success) return null;
-    return new TextDecoder().decode(output.stdout).split("\n").flatMap((line) => {
-      const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
-      if (!stat) return [];
-      return [{ pid: +pid, ppid: +ppid, pgid: +pgid, live: !stat.startsWith("Z") }];
-    });
-  } catch {
-    return null;
-  }
-}
-
 /** Live processes below `leader` (following parent links) that are not in its group. */
 function descendantsOutside(rows: ProcessRow[], leader: number): Set<number> {
   const children = new Map<number, ProcessRow[]>();
-  for (const row of rows) children.set(row.ppid, [...children.get(row.ppid) ?? [], row]);
+  for (const row of rows) children.set(row.parentPid, [...children.get(row.parentPid) ?? [], row]);
   const outside = new Set<number>();
   const walk = (pid: number) => {
     for (const child of children.get(pid) ?? []) {
-      if (child.pgid !== leader && child.live) outside.add(child.pid);
+      if (child.processGroup !== leader && child.live) outside.add(child.pid);
       walk(child.pid);
     }
   };
@@ -49,7 +31,7 @@ function descendantsOutside(rows: ProcessRow[], leader: number): Set<number> {
 }
 
 function liveMembers(rows: ProcessRow[], pgid: number): number {
-  return rows.filter((row) => row.pgid === pgid && row.live).length;
+  return rows.filter((row) => row.processGroup === pgid && row.live).length;
 }
 
 /** Sends `signal` to every member of group `pgid`; false when the group has no member. */
@@ -78,13 +60,7 @@ export async function hasExited(pid: number): Promise<boolean> {
 }
 
 async function waitForEmptyGroup(pgid: number, limitMs: number): Promise<boolean> {
-  const until = Date.now() + limitMs;
-  while (true) {
-    const members = await groupMembers(pgid);
-    if (members === 0) return true;
-    if (Date.now() >= until) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  return await pollUntil(async () => await groupMembers(pgid) === 0, limitMs, POLL_MS) ?? false;
 }
 
 /**
@@ -102,7 +78,7 @@ export async function stopGroup(pgid: number, leaderGone: Promise<unknown>): Pro
       await waitForEmptyGroup(pgid, KILL_GRACE_MS);
     }
   }
-  await Promise.race([leaderGone, new Promise((resolve) => setTimeout(resolve, KILL_GRACE_MS))]);
+  await Promise.race([leaderGone, delay(KILL_GRACE_MS)]);
   const after = await listProcesses();
   if (!after) return { remaining: null, left_group: escapees.size };
   const alive = new Set(after.filter((row) => row.live).map((row) => row.pid));

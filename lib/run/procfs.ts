@@ -8,10 +8,15 @@ import { PORTABLE_FACTS } from "./process_facts_portable.ts";
 
 export type ProcessIdentity = { pid: number; parentPid: number; startTime: string };
 
+/** One row of the process table; `live` is false for a zombie not yet reaped. */
+export type ProcessRow = { pid: number; parentPid: number; processGroup: number; live: boolean };
+
 export type ProcessFacts = {
   name: "proc" | "portable";
   readIdentity(pid: number): Promise<ProcessIdentity | null>;
   holdsFileOpen(pid: number, path: string): Promise<boolean>;
+  /** Every process, or null when the table cannot be read. */
+  listProcesses(): Promise<ProcessRow[] | null>;
 };
 
 /** TMUX_MCP_PROCESS_FACTS, where this process may read it (the helper may not: no --allow-env). */
@@ -46,4 +51,25 @@ export async function isSameProcess(identity: ProcessIdentity): Promise<boolean>
 
 export function holdsFileOpen(pid: number, path: string): Promise<boolean> {
   return facts.holdsFileOpen(pid, path);
+}
+
+/** Whether `pid` is a live process (not gone, not a zombie). */
+export async function processExists(pid: number): Promise<boolean> {
+  return await readIdentity(pid) !== null;
+}
+
+export function listProcesses(): Promise<ProcessRow[] | null> {
+  return facts.listProcesses();
+}
+
+/** Live children of `parentPid`. */
+export async function childrenOf(parentPid: number): Promise<number[]> {
+  const rows = await listProcesses() ?? [];
+  return rows.filter((row) => row.live && row.parentPid === parentPid).map((row) => row.pid);
+}
+
+/** Live members of process group `processGroup`. */
+export async function groupMembers(processGroup: number): Promise<number[]> {
+  const rows = await listProcesses() ?? [];
+  return rows.filter((row) => row.live && row.processGroup === processGroup).map((row) => row.pid);
 }

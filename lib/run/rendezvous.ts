@@ -73,8 +73,3 @@ export async function removeIfSame(file: WrittenFile): Promise<void> {
     file.handle.close();
   }
 }
-
-/** Quotes one word for zsh's `source` line. */
-export function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}

@@ -2,6 +2,8 @@
 // builtin and no fork, and no field it sends (paths, exported values) can hold a NUL, so a
 // record is a kind letter followed by its fields, each ended by NUL. The umask field is what
 // zsh's `umask` builtin prints (octal, then a newline), written straight to the pipe.
+import { concatBytes } from "../bytes.ts";
+
 export type HelloRecord = { kind: "hello"; channelPath: string; token: string };
 export type RunRequest = {
   kind: "run";
@@ -59,21 +61,10 @@ async function* readFields(stream: ReadableStream<Uint8Array>): AsyncGenerator<s
     let start = 0;
     for (let i = chunk.indexOf(0); i !== -1; i = chunk.indexOf(0, start)) {
       pending.push(chunk.subarray(start, i));
-      yield decoder.decode(joined(pending));
+      yield decoder.decode(concatBytes(pending));
       pending = [];
       start = i + 1;
     }
     pending.push(chunk.slice(start));
   }
-}
-
-function joined(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

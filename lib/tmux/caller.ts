@@ -15,7 +15,8 @@ export function callerFromEnvironment(): Caller {
   return { tmux: Deno.env.get("TMUX"), pane: Deno.env.get("TMUX_PANE") };
 }
 
-async function realPath(path: string): Promise<string | null> {
+/** The canonical path of a file such as a tmux socket, or null when it does not resolve. */
+export async function realPath(path: string): Promise<string | null> {
   try {
     return await Deno.realPath(path);
   } catch {

@@ -5,6 +5,7 @@
 // rather than guess. Cursors carry all of this, so they are stateless and survive between calls.
 import type { TmuxClient } from "./tmux.ts";
 import { notFound, tmuxCallRaw, type TmuxOutcome } from "./targets.ts";
+import { decodeUtf8 } from "../utf8.ts";
 
 export const DEFAULT_MAX_LINES = 1000;
 export const MAX_LINES = 10000;
@@ -80,33 +81,24 @@ export async function snapshot(
   };
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-
 /** UTF-8 as is; otherwise every byte that is not part of valid UTF-8 becomes `\xNN`. */
 export function decodeCapture(bytes: Uint8Array): { text: string; escaped: boolean } {
-  try {
-    return { text: strictUtf8.decode(bytes), escaped: false };
-  } catch {
-    let text = "";
-    let i = 0;
-    while (i < bytes.length) {
-      const length = bytes[i] < 0x80 ? 1 : bytes[i] >= 0xf0 ? 4 : bytes[i] >= 0xe0 ? 3 : 2;
-      let char: string | null = null;
-      try {
-        char = strictUtf8.decode(bytes.subarray(i, i + length));
-      } catch {
-        char = null;
-      }
-      if (char === null) {
-        text += `\\x${bytes[i].toString(16).padStart(2, "0")}`;
-        i += 1;
-      } else {
-        text += char === "\\" ? "\\\\" : char;
-        i += length;
-      }
+  const whole = decodeUtf8(bytes);
+  if (whole !== null) return { text: whole, escaped: false };
+  let text = "";
+  let i = 0;
+  while (i < bytes.length) {
+    const length = bytes[i] < 0x80 ? 1 : bytes[i] >= 0xf0 ? 4 : bytes[i] >= 0xe0 ? 3 : 2;
+    const char = decodeUtf8(bytes.subarray(i, i + length));
+    if (char === null) {
+      text += `\\x${bytes[i].toString(16).padStart(2, "0")}`;
+      i += 1;
+    } else {
+      text += char === "\\" ? "\\\\" : char;
+      i += length;
     }
-    return { text, escaped: true };
   }
+  return { text, escaped: true };
 }
 
 /** Terminal cells taken by a character: wide East Asian and emoji take two. */
@@ -206,7 +198,7 @@ export function decodeCursor(text: string): Cursor | null {
     const bytes = Uint8Array.fromBase64(text.slice(CURSOR_PREFIX.length), {
       alphabet: "base64url",
     });
-    const value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    const value = JSON.parse(decodeUtf8(bytes) ?? "");
     const ok = typeof value === "object" && value !== null &&
       typeof value.paneId === "string" && /^%\d+$/.test(value.paneId) &&
       Number.isInteger(value.panePid) && Number.isInteger(value.line) && value.line >= 0 &&

@@ -88,30 +88,34 @@ export function failureFor(stderr: string): Refusal {
 }
 
 /** Runs tmux and turns any failure into the fixed refusal for it. */
-export async function tmuxCall(
+export function tmuxCall(
   client: TmuxClient,
   args: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<string>> {
-  let result;
-  try {
-    result = await controlCall(client, args, signal) ?? await runTmux(client, args, signal);
-  } catch (error) {
-    if (signal?.aborted) throw error;
-    return { ok: false, payload: TMUX_UNAVAILABLE };
-  }
-  if (result.code !== 0) return { ok: false, payload: failureFor(result.stderr) };
-  return { ok: true, value: result.stdout };
+  return outcome(
+    async () => await controlCall(client, args, signal) ?? await runTmux(client, args, signal),
+    signal,
+  );
 }
 
-export async function tmuxCallRaw(
+/** `tmuxCall` for output that may not be text: the bytes as tmux wrote them, from a client. */
+export function tmuxCallRaw(
   client: TmuxClient,
   args: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<Uint8Array>> {
+  return outcome(() => runTmuxRaw(client, args, signal), signal);
+}
+
+/** A tmux client that could not start is tmux_unavailable; one that failed, its refusal. */
+async function outcome<T>(
+  run: () => Promise<{ code: number; stdout: T; stderr: string }>,
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<T>> {
   let result;
   try {
-    result = await runTmuxRaw(client, args, signal);
+    result = await run();
   } catch (error) {
     if (signal?.aborted) throw error;
     return { ok: false, payload: TMUX_UNAVAILABLE };
@@ -131,15 +135,36 @@ export async function describe(
   format: string,
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<string[]>> {
+  const out = await describeThen(client, target, idFormat, format, [], signal);
+  return out.ok ? { ok: true, value: out.value.fields } : out;
+}
+
+/**
+ * `describe`, then the command `then` in the same tmux invocation (`;` separates them), so a
+ * missing target costs no second call and the output comes from the object just checked. With
+ * `then`, `format` must expand to one line: the first line is the description, the rest is
+ * what `then` printed.
+ */
+export async function describeThen(
+  client: TmuxClient,
+  target: string,
+  idFormat: "#{pane_id}" | "#{window_id}" | "#{session_id}",
+  format: string,
+  then: string[],
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<{ fields: string[]; output: string }>> {
+  const describing = ["display-message", "-p", "-t", target, `${idFormat}\t${format}`];
   const out = await tmuxCall(
     client,
-    ["display-message", "-p", "-t", target, `${idFormat}\t${format}`],
+    then.length ? [...describing, ";", ...then] : describing,
     signal,
   );
   if (!out.ok) return naming(out, target);
-  const [id, ...fields] = out.value.replace(/\n$/, "").split("\t");
+  const end = then.length ? out.value.indexOf("\n") : -1;
+  const header = end < 0 ? out.value.replace(/\n$/, "") : out.value.slice(0, end);
+  const [id, ...fields] = header.split("\t");
   if (!target.startsWith("=") && id !== target) return { ok: false, payload: notFound(target) };
-  return { ok: true, value: fields };
+  return { ok: true, value: { fields, output: end < 0 ? "" : out.value.slice(end + 1) } };
 }
 
 /** A session target resolved to its id, so that later steps name one object exactly. */

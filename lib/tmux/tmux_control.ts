@@ -15,6 +15,7 @@ import {
   type TmuxResult,
 } from "./tmux.ts";
 import { randomHex } from "../ids.ts";
+import { delay } from "../delay.ts";
 
 /** A connection nobody used for this long is closed, so a person sees it only while it works. */
 const IDLE_MS = 60_000;
@@ -186,7 +187,7 @@ export class ControlConnection {
       await this.writer.close().catch(() => {});
       const exited = await Promise.race([
         this.child.status.then(() => true),
-        new Promise<false>((resolve) => setTimeout(() => resolve(false), 1000)),
+        delay(1000).then(() => false),
       ]);
       if (!exited) {
         try {
@@ -516,10 +517,10 @@ export function watchOutput(client: TmuxClient, paneId: string) {
         const settled = new AbortController();
         const fresh = await Promise.race([
           attaching,
-          sleep(ms, AbortSignal.any([signal, settled.signal])).then(() => null),
+          delay(ms, AbortSignal.any([signal, settled.signal])).then(() => null),
         ]);
         settled.abort();
-        if (!fresh) return await sleep(deadline - performance.now(), signal);
+        if (!fresh) return await delay(deadline - performance.now(), signal);
         // Output between the last look and now was not counted: look again at once.
         await fresh.watch(paneId).catch(() => {});
         mark = fresh.outputCount(paneId);
@@ -535,7 +536,7 @@ export function watchOutput(client: TmuxClient, paneId: string) {
         // at least BUSY_REST_MS, so a busy pane is looked at a bounded number of times.
         const look = calledAt - returnedAt;
         const rest = ++busy > 1 ? Math.max(look, BUSY_REST_MS) : look;
-        await sleep(Math.min(rest, deadline - calledAt), signal);
+        await delay(Math.min(rest, deadline - calledAt), signal);
       } else {
         busy = 0;
         await live.nextOutput(paneId, Math.max(0, deadline - performance.now()), signal);
@@ -546,19 +547,6 @@ export function watchOutput(client: TmuxClient, paneId: string) {
     }
   };
   return { wake };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, Math.max(0, ms));
-    signal.addEventListener("abort", done);
-    if (signal.aborted) done();
-  });
 }
 
 /** Ends every control connection (the server is shutting down). */

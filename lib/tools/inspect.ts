@@ -18,6 +18,7 @@ import type { ServerContext } from "../mcp/server_context.ts";
 import {
   clientFor,
   describe,
+  describeThen,
   isUnsafeFormat,
   NEED_ONE_SESSION,
   resolveSession,
@@ -402,15 +403,15 @@ export const capturePaneTool = defineTool({
   annotations: READ_ONLY,
   handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
-    const found = await describe(client, a.pane_id, "#{pane_id}", "");
-    if (!found.ok) return found.payload;
     const range = [
       ...(a.start === undefined ? [] : ["-S", String(a.start)]),
       ...(a.end === undefined ? [] : ["-E", String(a.end)]),
     ];
-    const out = await tmuxCall(client, ["capture-pane", "-p", "-J", "-t", a.pane_id, ...range]);
+    // One tmux invocation checks that the pane exists and captures it.
+    const capture = ["capture-pane", "-p", "-J", "-t", a.pane_id, ...range];
+    const out = await describeThen(client, a.pane_id, "#{pane_id}", "", capture);
     if (!out.ok) return out.payload;
-    const lines = out.value.replace(/\n$/, "").split("\n").map((line) => line.trimEnd());
+    const lines = out.value.output.replace(/\n$/, "").split("\n").map((line) => line.trimEnd());
     return success(bounded(lines, a.max_lines ?? DEFAULT_MAX_LINES));
   },
 });

@@ -19,6 +19,7 @@ import {
 } from "../tmux/capture.ts";
 import { containsCaller } from "../tmux/caller.ts";
 import { randomHex } from "../ids.ts";
+import { shellQuote } from "../shell_quote.ts";
 import {
   boolean,
   enumOf,
@@ -145,14 +146,10 @@ async function serialised<T>(key: string, task: () => Promise<T>): Promise<T> {
   }
 }
 
-function quoted(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
-}
-
 /** The line typed into the shell: markers built from pieces, the command as one eval word. */
 export function typedLine(command: string, id: string, suppressHistory: boolean): string {
   const lead = suppressHistory ? " " : "";
-  return `${lead}printf '%s%s\\n' __MCP_START_ ${id}; ( eval ${quoted(command)} ); ` +
+  return `${lead}printf '%s%s\\n' __MCP_START_ ${id}; ( eval ${shellQuote(command)} ); ` +
     `printf '%s%s:%s\\n' __MCP_DONE_ ${id} "$?"`;
 }
 
