@@ -4,6 +4,7 @@
 export { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
 export {
   CallToolRequestSchema,
+  CallToolResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,

@@ -1,10 +1,13 @@
 // The advertised tmux_run schemas are the contract's. schemas/tmux_run.*.json are the repo's
 // copies of ../shared/spec; the test pins them by a SHA-256 recorded here, so drift is caught
 // without reading anything outside the repository, and checks that tools/list advertises
-// exactly those files, with the annotations the contract names.
+// exactly those files, with the annotations the contract names. tmux_run's handler is typed by
+// RUN_INPUT, the input schema written with the builders; it must stay the file's schema.
 import assert from "node:assert/strict";
 import { withLab, withServer } from "./harness.ts";
 import { sha256Hex } from "../lib/ids.ts";
+import { isValid } from "../lib/mcp/schemas.ts";
+import { RUN_INPUT, tmuxRunTool } from "../lib/tools/tmux_run.ts";
 
 const SCHEMAS = new URL("../schemas/", import.meta.url);
 
@@ -49,6 +52,22 @@ Deno.test("schemas/ holds the contract's tmux_run schemas unchanged", async () =
       `schemas/${name} is not the contract's schema`,
     );
   }
+});
+
+Deno.test("tmux_run's typed input schema is the contract's, which is what it advertises", async () => {
+  const contract = await schemaFile("tmux_run.input.schema.json");
+  assert.deepEqual(RUN_INPUT, contract, "RUN_INPUT (lib/tools/tmux_run.ts) drifted from the file");
+  assert.deepEqual(Object.getOwnPropertySymbols(RUN_INPUT), []);
+  assert.deepEqual(tmuxRunTool.inputSchema, contract);
+  assert.notEqual(tmuxRunTool.inputSchema, RUN_INPUT, "tmux_run advertises the file itself");
+});
+
+Deno.test("the typed input accepts a run and refuses what the contract refuses", () => {
+  const target = { kind: "pane", id: "%3", generation: "g" };
+  assert.ok(isValid(RUN_INPUT, { target, script: "true", stdout_limit: 0 }));
+  assert.equal(isValid(RUN_INPUT, { target, script: "a\u0000b" }), false);
+  assert.equal(isValid(RUN_INPUT, { target: { ...target, kind: "window" }, script: "" }), false);
+  assert.equal(isValid(RUN_INPUT, { target, script: "", stdout_limit: 262145 }), false);
 });
 
 Deno.test("tools/list advertises tmux_run with exactly those files and the annotations", () =>

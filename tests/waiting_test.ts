@@ -2,13 +2,18 @@
 // between calls and admit missed lines, waits are clamped, cancellable and leave no child.
 import assert from "node:assert/strict";
 import { type Lab, splitPane, typeInto, waitFor, waitForPrompt, withLab } from "./harness.ts";
-import { type GeneralSession, withGeneral } from "./general_session.ts";
-import { parseCommandLine } from "../lib/mcp/config.ts";
+import { type GeneralSession, type SessionOptions, withGeneral } from "./general_session.ts";
 import { childrenOf } from "../lib/run/procfs.ts";
 
-function zsh(fn: (lab: Lab, s: GeneralSession) => Promise<void>): () => Promise<void> {
-  return () => withLab((lab) => withGeneral(lab, {}, (s) => fn(lab, s)));
+function zsh(
+  fn: (lab: Lab, s: GeneralSession) => Promise<void>,
+  options: SessionOptions = {},
+): () => Promise<void> {
+  return () => withLab((lab) => withGeneral(lab, options, (s) => fn(lab, s)));
 }
+
+/** The server's wait ceiling at 1 s, set the way a person sets it: in its environment. */
+const ONE_SECOND_CEILING = { env: { LIBTMUX_MCP_WAIT_MAX_SECONDS: "1" } };
 
 async function screenShows(lab: Lab, text: string) {
   await waitFor(
@@ -148,7 +153,6 @@ Deno.test(
 Deno.test(
   "a timeout longer than the schema could ever allow is clamped, not rejected",
   zsh(async (lab, s) => {
-    s.server.context.config.waitMaxSeconds = 1;
     const result = await s.call("wait_for_text", {
       pane_id: lab.pane,
       patterns: ["never-appears"],
@@ -156,7 +160,7 @@ Deno.test(
     });
     assert.equal(result.ok, true, JSON.stringify(result));
     assert.equal(result.data.effective_timeout, 1);
-  }),
+  }, ONE_SECOND_CEILING),
 );
 
 Deno.test(
@@ -243,9 +247,6 @@ Deno.test(
 Deno.test(
   "a wait longer than the ceiling is clamped and reports the effective timeout",
   zsh(async (lab, s) => {
-    const parsed = parseCommandLine([], { LIBTMUX_MCP_WAIT_MAX_SECONDS: "1" });
-    assert.ok("config" in parsed);
-    s.server.context.config.waitMaxSeconds = parsed.config.waitMaxSeconds;
     const result = await s.call("wait_for_text", {
       pane_id: lab.pane,
       patterns: ["never-appears"],
@@ -262,7 +263,7 @@ Deno.test(
     assert.equal(run.data.timed_out, true);
     await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-c");
     await waitForPrompt(lab);
-  }),
+  }, ONE_SECOND_CEILING),
 );
 
 async function tmuxChildren(): Promise<number[]> {

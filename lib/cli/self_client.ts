@@ -1,7 +1,7 @@
 // This program as an MCP client of itself, for the demo and the smoke check: the server runs as
 // a separate process over real stdio, exactly as an agent's client would start it, whether this
 // program is a checkout, a URL, a bundle or a compiled binary.
-import { Client, StdioClientTransport } from "../deps.ts";
+import { CallToolResultSchema, Client, StdioClientTransport } from "../deps.ts";
 import { VERSION } from "../version.ts";
 
 export type SelfClient = {
@@ -12,6 +12,12 @@ export type SelfClient = {
 
 // deno-lint-ignore no-explicit-any
 export type ToolAnswer = { ok: boolean; data?: any; error?: any };
+
+/** Every tool of this server answers `{ok: true, data}` or `{ok: false, error}` (tool_result.ts). */
+function isToolAnswer(value: unknown): value is ToolAnswer {
+  return typeof value === "object" && value !== null && "ok" in value &&
+    typeof value.ok === "boolean";
+}
 
 /** The command line that starts this same program. */
 export function selfCommand(mainModule = Deno.mainModule): string[] {
@@ -32,8 +38,15 @@ export async function startSelfServer(args: string[]): Promise<SelfClient> {
   return {
     pid: transport.pid,
     call: async (name, args = {}) => {
-      const result = await client.callTool({ name, arguments: args });
-      return JSON.parse((result.content as { text: string }[])[0].text);
+      const { content } = CallToolResultSchema.parse(
+        await client.callTool({ name, arguments: args }),
+      );
+      const first = content[0];
+      const answer: unknown = first?.type === "text" ? JSON.parse(first.text) : null;
+      if (!isToolAnswer(answer)) {
+        throw new Error(`${name} did not answer with {ok, ...} as JSON text`);
+      }
+      return answer;
     },
     close: () => client.close(),
   };

@@ -29,6 +29,10 @@ export const CATALOG: ToolDefinition[] = [
   tmuxRunTool,
 ];
 
+function isToolset(word: string): word is Toolset {
+  return TOOLSETS.some((set) => set === word);
+}
+
 /** An unknown set or tool word, named with where it came from; shown only if shaped like a name. */
 function unknown(source: string, kind: string, word: string): UsageError {
   return new UsageError(
@@ -42,7 +46,7 @@ export function selectTools(config: Config, catalog = CATALOG): Set<string> {
   const names = new Set(catalog.map((tool) => tool.name));
   const sets = config.toolsets ?? DEFAULT_TOOLSETS;
   for (const set of sets) {
-    if (!TOOLSETS.includes(set as Toolset)) throw unknown("LIBTMUX_TOOLSETS", "toolset", set);
+    if (!isToolset(set)) throw unknown("LIBTMUX_TOOLSETS", "toolset", set);
   }
   const sources: [string, string[]][] = [
     ["LIBTMUX_TOOLS", config.extraTools],

@@ -71,6 +71,13 @@ export function array<T>(rules: ArrayRules<Schema<T>>): Schema<T[]> {
   return { type: "array", ...rules };
 }
 
+/** Exactly one of `schemas` (`oneOf`): a value of any of their types. */
+export function oneOf<const S extends readonly Schema<unknown>[]>(
+  schemas: S,
+): Schema<Static<S[number]>> {
+  return { oneOf: schemas };
+}
+
 type Properties = Record<string, Schema<unknown>>;
 
 /** The required properties as given, the rest optional. */

@@ -8,6 +8,7 @@ import {
   integer,
   nullable,
   object,
+  oneOf,
   type Static,
   string,
   toolInput,
@@ -54,4 +55,29 @@ Deno.test("the type a schema carries rejects missing, unknown and misspelled key
   // @ts-expect-error: `required` names a property the schema does not define
   const misspelled = toolInput(["pane_di"], { pane_id: string() });
   assert.ok([ok, missing, unknown, outside, misspelled].every((v) => typeof v === "object"));
+});
+
+Deno.test("oneOf is plain JSON and its type is the union of its schemas' types", () => {
+  const either = oneOf([object(["a"], { a: string() }), object(["b"], { b: integer() })]);
+  const ok: Static<typeof either>[] = [{ a: "x" }, { b: 1 }];
+  // @ts-expect-error: neither schema allows `c`
+  const neither: Static<typeof either> = { c: 1 };
+  assert.ok(isValid(either, ok[1]));
+  assert.equal(isValid(either, neither), false);
+  assert.deepEqual(JSON.parse(JSON.stringify(either)), {
+    oneOf: [
+      {
+        type: "object",
+        additionalProperties: false,
+        required: ["a"],
+        properties: { a: { type: "string" } },
+      },
+      {
+        type: "object",
+        additionalProperties: false,
+        required: ["b"],
+        properties: { b: { type: "integer" } },
+      },
+    ],
+  });
 });

@@ -55,6 +55,12 @@ export function viewFor(uri: string): View | null {
   return null;
 }
 
+/** The pane's text from capture_pane's data; null if the data does not carry one. */
+function textOf(data: unknown): string | null {
+  if (typeof data !== "object" || data === null || !("text" in data)) return null;
+  return typeof data.text === "string" ? data.text : null;
+}
+
 export function registerResourcesAndPrompts(mcp: Server, context: ServerContext): void {
   mcp.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: [{
@@ -107,8 +113,11 @@ export function registerResourcesAndPrompts(mcp: Server, context: ServerContext)
       );
     }
     const text = view.mimeType === "text/plain"
-      ? (payload.data as { text: string }).text
+      ? textOf(payload.data)
       : JSON.stringify(payload.data);
+    if (text === null) {
+      throw new McpError(ErrorCode.InternalError, "capture_pane answered without the pane's text");
+    }
     return { contents: [{ uri, mimeType: view.mimeType, text }] };
   });
   registerPrompts(mcp);

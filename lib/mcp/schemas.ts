@@ -82,6 +82,17 @@ function fieldName(pointer: string): string {
   return name;
 }
 
+/** A schema's `properties`, the subschemas by name; none if it has no such object. */
+function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> {
+  const properties = schema.properties;
+  return isSchemaMap(properties) ? properties : {};
+}
+
+function isSchemaMap(value: unknown): value is Record<string, JsonSchema> {
+  return typeof value === "object" && value !== null &&
+    Object.values(value).every((v) => typeof v === "object" && v !== null && !Array.isArray(v));
+}
+
 function join(path: string, key: string): string {
   return path === "" ? key : `${path}.${key}`;
 }
@@ -98,13 +109,13 @@ function describeError(error: SchemaError): string | null {
   switch (error.keyword) {
     case "required": {
       const name = join(field, String(p.missingProperty));
-      const properties = (parent.properties ?? {}) as Record<string, JsonSchema>;
-      return `\`${name}\` is required${hintFor(name, properties[String(p.missingProperty)])}`;
+      const property = propertiesOf(parent)[String(p.missingProperty)];
+      return `\`${name}\` is required${hintFor(name, property)}`;
     }
     case "additionalProperties": {
       const key = String(p.additionalProperty);
       const named = /^[A-Za-z0-9_.-]{1,64}$/.test(key) ? `\`${join(field, key)}\`` : "a parameter";
-      const known = Object.keys((parent.properties ?? {}) as Record<string, unknown>);
+      const known = Object.keys(propertiesOf(parent));
       return `${named} is not a parameter ${field === "" ? "of this tool" : `of \`${field}\``}` +
         ` (allowed: ${known.join(", ") || "none"})`;
     }
@@ -135,8 +146,10 @@ function describeError(error: SchemaError): string | null {
       return `\`${field}\` may have at most ${p.limit} items`;
     case "minItems":
       return `\`${field}\` must have at least ${p.limit} item${p.limit === 1 ? "" : "s"}`;
-    case "enum":
-      return `\`${field}\` must be one of: ${(p.allowedValues as unknown[]).join(", ")}`;
+    case "enum": {
+      const values = Array.isArray(p.allowedValues) ? p.allowedValues : [p.allowedValues];
+      return `\`${field}\` must be one of: ${values.join(", ")}`;
+    }
     case "const":
       return `\`${field}\` must be ${JSON.stringify(p.allowedValue)}`;
     case "oneOf":
@@ -158,7 +171,7 @@ export function inputProblems(schema: JsonSchema, value: unknown): string | null
     explainers.set(schema, validate);
   }
   if (validate(value)) return null;
-  const errors = (validate.errors ?? []) as SchemaError[];
+  const errors: SchemaError[] = validate.errors ?? [];
   const messages = [...new Set(errors.map(describeError).filter((m) => m !== null))];
   if (messages.length === 0) {
     const fields = [...new Set(errors.map((e) => fieldName(e.instancePath) || "the arguments"))];

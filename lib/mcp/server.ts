@@ -178,6 +178,7 @@ function registerHandlers(mcp: Server, context: ServerContext): void {
       name: tool.name,
       title: tool.title,
       description: tool.description,
+      // The SDK's Tool demands the literal type "object", which JsonSchema cannot carry.
       inputSchema: tool.inputSchema as { type: "object" },
       outputSchema: tool.outputSchema as { type: "object" },
       annotations: tool.annotations,

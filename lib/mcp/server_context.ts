@@ -17,7 +17,7 @@ export type Toolset = "inspect" | "manage" | "execute" | "teardown";
  * server's close).
  */
 export type ServerContext = {
-  readonly config: Config;
+  readonly config: Readonly<Config>;
   readonly tmux: TmuxClient;
   readonly tmuxVersion: TmuxVersion | null;
   readonly generation: string;

@@ -18,7 +18,7 @@ export type ToolPayload = { ok: true; data: unknown } | { ok: false; error: Erro
 export function toCallToolResult(payload: ToolPayload): CallToolResult {
   return {
     content: [{ type: "text", text: JSON.stringify(payload) }],
-    structuredContent: payload as unknown as Record<string, unknown>,
+    structuredContent: payload,
     isError: !payload.ok,
   };
 }
@@ -28,7 +28,7 @@ export function success(data: unknown): ToolPayload {
 }
 
 /** A failure before anything reached tmux or a shell. */
-export function refusal(code: string, message: string): ToolPayload {
+export function refusal(code: string, message: string): Extract<ToolPayload, { ok: false }> {
   return { ok: false, error: { code, message, delivery: "not_sent" } };
 }
 

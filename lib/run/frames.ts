@@ -104,77 +104,127 @@ export async function* readFrames(
 const HEX32 = /^[a-f0-9]{32}$/;
 const HEX64 = /^[a-f0-9]{64}$/;
 
-function isCompletion(value: unknown): value is Completion {
-  if (typeof value !== "object" || value === null) return false;
-  const c = value as Record<string, unknown>;
-  if (c.state === "exited") {
-    return Number.isInteger(c.exit_status) && (c.exit_status as number) >= 0 &&
-      (c.exit_status as number) <= 255 && c.signal === null;
-  }
-  return c.state === "signaled" && c.exit_status === null && Number.isInteger(c.signal) &&
-    (c.signal as number) >= 1 && (c.signal as number) <= 255;
+// Each message below is built anew from the fields that were checked, never passed on as
+// received: the type then follows from the checks, and a field the wire format does not name
+// goes no further than this module.
+
+/** A JSON object (not null, not an array), whose fields are still to be checked. */
+function isFields(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function isStopReport(value: unknown): value is StopReport {
-  if (typeof value !== "object" || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return (r.remaining === null || Number.isInteger(r.remaining)) && Number.isInteger(r.left_group);
+function isInteger(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value);
+}
+
+function isHex(value: unknown, form: RegExp): value is string {
+  return typeof value === "string" && form.test(value);
+}
+
+function isOutputStream(value: unknown): value is OutputStream {
+  return value === "stdout" || value === "stderr";
+}
+
+/** A list of output stream names, or null if anything in it is not one. */
+function streamsOf(value: unknown): OutputStream[] | null {
+  if (!Array.isArray(value)) return null;
+  const streams = value.filter(isOutputStream);
+  return streams.length === value.length ? streams : null;
+}
+
+function completionOf(value: unknown): Completion | null {
+  if (!isFields(value)) return null;
+  const { state, exit_status, signal } = value;
+  if (
+    state === "exited" && isInteger(exit_status) && exit_status >= 0 && exit_status <= 255 &&
+    signal === null
+  ) return { state, exit_status, signal };
+  if (
+    state === "signaled" && exit_status === null && isInteger(signal) && signal >= 1 &&
+    signal <= 255
+  ) return { state, exit_status, signal };
+  return null;
+}
+
+function stopReportOf(value: unknown): StopReport | null {
+  if (!isFields(value)) return null;
+  const { remaining, left_group } = value;
+  return (remaining === null || isInteger(remaining)) && isInteger(left_group)
+    ? { remaining, left_group }
+    : null;
 }
 
 /** Checks a header from the helper; null means the frame is malformed. */
 export function parseHelperMessage(header: unknown): HelperMessage | null {
-  if (typeof header !== "object" || header === null) return null;
-  const h = header as Record<string, unknown>;
-  const runOk = typeof h.run_id === "string" && HEX32.test(h.run_id);
+  if (!isFields(header)) return null;
+  const h = header;
+  if (h.type === "hello") {
+    return isHex(h.token, HEX32) && isInteger(h.pid)
+      ? { type: "hello", token: h.token, pid: h.pid }
+      : null;
+  }
+  if (h.type === "proved") return { type: "proved" };
+  const run_id = h.run_id;
+  if (!isHex(run_id, HEX32)) return null;
   switch (h.type) {
-    case "hello":
-      return typeof h.token === "string" && HEX32.test(h.token) && Number.isInteger(h.pid)
-        ? h as HelperMessage
-        : null;
-    case "proved":
-      return h as HelperMessage;
     case "ready":
-      return runOk && typeof h.token === "string" && HEX32.test(h.token) &&
-          typeof h.digest === "string" && HEX64.test(h.digest)
-        ? h as HelperMessage
+      return isHex(h.token, HEX32) && isHex(h.digest, HEX64)
+        ? { type: "ready", run_id, token: h.token, digest: h.digest }
         : null;
-    case "result":
-      return runOk && isCompletion(h.completion) && Number.isInteger(h.stdout_bytes)
-        ? h as HelperMessage
+    case "result": {
+      const completion = completionOf(h.completion);
+      return completion && isInteger(h.stdout_bytes)
+        ? { type: "result", run_id, completion, stdout_bytes: h.stdout_bytes }
         : null;
+    }
     case "started":
-      return runOk && Number.isInteger(h.pid) && (h.pid as number) > 1 ? h as HelperMessage : null;
-    case "drain_timeout":
-      return runOk && isCompletion(h.completion) && Array.isArray(h.open) &&
-          h.open.every((name) => name === "stdout" || name === "stderr")
-        ? h as HelperMessage
+      return isInteger(h.pid) && h.pid > 1 ? { type: "started", run_id, pid: h.pid } : null;
+    case "drain_timeout": {
+      const completion = completionOf(h.completion);
+      const open = streamsOf(h.open);
+      return completion && open ? { type: "drain_timeout", run_id, completion, open } : null;
+    }
+    case "overflow": {
+      const stop = stopReportOf(h.stop);
+      return isOutputStream(h.stream) && stop
+        ? { type: "overflow", run_id, stream: h.stream, stop }
         : null;
-    case "overflow":
-      return runOk && (h.stream === "stdout" || h.stream === "stderr") && isStopReport(h.stop)
-        ? h as HelperMessage
+    }
+    case "cancelled": {
+      const completion = h.completion === null ? null : completionOf(h.completion);
+      const stop = stopReportOf(h.stop);
+      return (h.completion === null || completion) && stop
+        ? { type: "cancelled", run_id, completion, stop }
         : null;
-    case "cancelled":
-      return runOk && (h.completion === null || isCompletion(h.completion)) &&
-          isStopReport(h.stop)
-        ? h as HelperMessage
+    }
+    case "refused": {
+      const reason = h.reason;
+      return reason === "digest" || reason === "nul" || reason === "spawn" ||
+          reason === "unknown_run"
+        ? { type: "refused", run_id, reason }
         : null;
-    case "refused":
-      return runOk && ["digest", "nul", "spawn", "unknown_run"].includes(h.reason as string)
-        ? h as HelperMessage
-        : null;
+    }
   }
   return null;
 }
 
 /** Checks a header from the server, on the helper's side. */
 export function parseServerMessage(header: unknown): ServerMessage | null {
-  if (typeof header !== "object" || header === null) return null;
-  const h = header as Record<string, unknown>;
-  if (h.type === "prove") return typeof h.path === "string" ? h as ServerMessage : null;
-  if (typeof h.run_id !== "string" || !HEX32.test(h.run_id)) return null;
-  if (h.type === "abort" || h.type === "cancel") return h as ServerMessage;
-  if (
-    h.type === "script" && Number.isInteger(h.stdout_limit) && Number.isInteger(h.stderr_limit)
-  ) return h as ServerMessage;
+  if (!isFields(header)) return null;
+  const h = header;
+  if (h.type === "prove") {
+    return typeof h.path === "string" ? { type: "prove", path: h.path } : null;
+  }
+  const run_id = h.run_id;
+  if (!isHex(run_id, HEX32)) return null;
+  if (h.type === "abort" || h.type === "cancel") return { type: h.type, run_id };
+  if (h.type === "script" && isInteger(h.stdout_limit) && isInteger(h.stderr_limit)) {
+    return {
+      type: "script",
+      run_id,
+      stdout_limit: h.stdout_limit,
+      stderr_limit: h.stderr_limit,
+    };
+  }
   return null;
 }

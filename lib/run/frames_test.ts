@@ -184,6 +184,38 @@ Deno.test("every helper message the helper sends is accepted as is", () => {
   }
 });
 
+Deno.test("fields the wire format does not name are dropped, at every level", () => {
+  const stop = { remaining: 0, left_group: 0 };
+  assert.deepEqual(
+    parseHelperMessage({ type: "hello", token: TOKEN, pid: 7, extra: "x" }),
+    { type: "hello", token: TOKEN, pid: 7 },
+  );
+  assert.deepEqual(parseHelperMessage({ type: "proved", path: "/etc/passwd" }), { type: "proved" });
+  assert.deepEqual(
+    parseHelperMessage({
+      type: "cancelled",
+      run_id: RUN,
+      completion: { state: "exited", exit_status: 3, signal: null, core: true },
+      stop: { ...stop, pids: [1, 2] },
+      note: "x",
+    }),
+    {
+      type: "cancelled",
+      run_id: RUN,
+      completion: { state: "exited", exit_status: 3, signal: null },
+      stop,
+    },
+  );
+  assert.deepEqual(
+    parseServerMessage({ type: "cancel", run_id: RUN, stdout_limit: 1 }),
+    { type: "cancel", run_id: RUN },
+  );
+  assert.deepEqual(
+    parseServerMessage({ type: "prove", path: "/p", run_id: RUN }),
+    { type: "prove", path: "/p" },
+  );
+});
+
 Deno.test("a helper message with a bad field or an unknown type is refused", () => {
   const exited = { state: "exited", exit_status: 0, signal: null };
   for (

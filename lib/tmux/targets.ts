@@ -13,15 +13,11 @@ export type Refusal = Extract<ToolPayload, { ok: false }>;
 
 export type TmuxOutcome<T> = { ok: true; value: T } | { ok: false; payload: Refusal };
 
-function fixed(code: string, message: string): Refusal {
-  return refusal(code, message) as Refusal;
-}
-
-export const NO_SERVER = fixed(
+export const NO_SERVER = refusal(
   "no_server",
   "no tmux server is running on that socket; create_session starts one",
 );
-export const NOT_FOUND = fixed(
+export const NOT_FOUND = refusal(
   "not_found",
   "the target does not exist on that tmux server; list it again with list_sessions or list_panes",
 );
@@ -43,7 +39,7 @@ export function notFound(target: string): Refusal {
   const what = lister
     ? { "%": "pane", "@": "window", "$": "session" }[name[0]] + ` ${name}`
     : `session named ${JSON.stringify(name)}`;
-  return fixed(
+  return refusal(
     "not_found",
     `${what} does not exist on that tmux server; get current ids with ${lister ?? "list_sessions"}`,
   );
@@ -55,16 +51,16 @@ function naming(outcome: TmuxOutcome<never>, target: string): TmuxOutcome<never>
   }
   return outcome;
 }
-export const TMUX_FAILED = fixed("tmux_failed", "tmux refused the command");
-export const TMUX_UNAVAILABLE = fixed(
+export const TMUX_FAILED = refusal("tmux_failed", "tmux refused the command");
+export const TMUX_UNAVAILABLE = refusal(
   "tmux_unavailable",
   "the tmux executable could not be started",
 );
-export const UNSAFE_FORMAT = fixed(
+export const UNSAFE_FORMAT = refusal(
   "unsafe_format",
   "formats that run shell commands or expand option values (#(, E:, T:) are refused here",
 );
-export const NEED_ONE_SESSION = fixed(
+export const NEED_ONE_SESSION = refusal(
   "invalid_input",
   "name the session by exactly one of session_id or session_name",
 );

@@ -5,19 +5,48 @@
 // that run_outcome.ts turns into `{code, delivery, effects}`.
 import { type Interruption, runScript } from "../run/run_machine.ts";
 import { failurePayload, RunFailure } from "../run/run_outcome.ts";
+import {
+  constant,
+  integer,
+  object,
+  oneOf,
+  type Static,
+  string,
+  toolInput,
+} from "../mcp/json_schema.ts";
 import { schemas } from "../mcp/schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../mcp/server_context.ts";
 import type { ToolPayload } from "../mcp/tool_result.ts";
-import { DEFAULT_OUTPUT_LIMIT, MAX_CONCURRENT_RUNS, MAX_SCRIPT_BYTES } from "./toolkit.ts";
+import {
+  DEFAULT_OUTPUT_LIMIT,
+  MAX_CONCURRENT_RUNS,
+  MAX_SCRIPT_BYTES,
+  typedHandler,
+} from "./toolkit.ts";
 
 const PROGRESS_INTERVAL_MS = 1000;
 
-type RunInput = {
-  target: { kind: "pane"; id: string; generation: string };
-  script: string;
-  stdout_limit?: number;
-  stderr_limit?: number;
-};
+/**
+ * tmux_run's input written with the builders: the one source of the handler's type, so a key
+ * the handler misspells fails `deno check`. What tools/list advertises and the server validates
+ * stays the contract's file, schemas/tmux_run.input.schema.json, since the contract is JSON
+ * whose text must not change; tests/schemas_test.ts pins that file by SHA-256 and asserts this
+ * object deep-equals it, so a drift on either side fails.
+ */
+export const RUN_INPUT = toolInput(["target", "script"], {
+  script: string({ maxLength: 65536, pattern: "^[^\\u0000]*$" }),
+  stderr_limit: integer({ maximum: 262144, minimum: 0 }),
+  stdout_limit: integer({ maximum: 262144, minimum: 0 }),
+  target: oneOf([
+    object(["generation", "kind", "id"], {
+      generation: string({ maxLength: 128, minLength: 1 }),
+      id: string({ maxLength: 32, pattern: "^%[0-9]+$" }),
+      kind: constant("pane"),
+    }),
+  ]),
+});
+
+type RunInput = Static<typeof RUN_INPUT>;
 
 export const tmuxRunTool: ToolDefinition = {
   name: "tmux_run",
@@ -49,14 +78,14 @@ export const tmuxRunTool: ToolDefinition = {
     idempotentHint: false,
     openWorldHint: false,
   },
-  handle: async (context, args, extra) => {
+  handle: typedHandler(RUN_INPUT, async (context, args, extra) => {
     try {
-      return await run(context, args as RunInput, extra);
+      return await run(context, args, extra);
     } catch (error) {
       if (error instanceof RunFailure) return failurePayload(error);
       throw error;
     }
-  },
+  }),
 };
 
 async function run(

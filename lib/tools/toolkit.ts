@@ -17,25 +17,37 @@ import { inputProblems, isValid } from "../mcp/schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../mcp/server_context.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 
+/** A handler that receives the type its input schema accepts. */
+type TypedHandler<T> = (context: ServerContext, args: T, extra: ToolExtra) => Promise<ToolPayload>;
+
 /** A tool whose handler receives the type its input schema accepts. */
 type TypedTool<T> = Omit<ToolDefinition, "inputSchema" | "handle"> & {
   inputSchema: Schema<T>;
-  handle: (context: ServerContext, args: T, extra: ToolExtra) => Promise<ToolPayload>;
+  handle: TypedHandler<T>;
 };
 
 /**
  * A catalog entry from a typed tool. The server validates every call's arguments before a
- * handler runs; this checks again, as the type guard that turns `unknown` into the handler's
- * type, and answers arguments that do not fit the way the server does.
+ * handler runs; `typedHandler` checks again, as the type guard that turns `unknown` into the
+ * handler's type.
  */
 export function defineTool<T>(tool: TypedTool<T>): ToolDefinition {
-  return {
-    ...tool,
-    handle: (context, args, extra) => {
-      if (isValid(tool.inputSchema, args)) return tool.handle(context, args, extra);
-      const problems = inputProblems(tool.inputSchema, args) ?? "they do not match the schema";
-      return Promise.resolve(refusal("invalid_input", `invalid arguments: ${problems}`));
-    },
+  return { ...tool, handle: typedHandler(tool.inputSchema, tool.handle) };
+}
+
+/**
+ * `handle` behind `schema` as a type guard: arguments that do not fit are answered the way the
+ * server answers them. For a tool whose advertised schema is not `schema` itself (tmux_run's is
+ * the contract's file), `schema` must be equal to it, and a test must say so.
+ */
+export function typedHandler<T>(
+  schema: Schema<T>,
+  handle: TypedHandler<T>,
+): ToolDefinition["handle"] {
+  return (context, args, extra) => {
+    if (isValid(schema, args)) return handle(context, args, extra);
+    const problems = inputProblems(schema, args) ?? "they do not match the schema";
+    return Promise.resolve(refusal("invalid_input", `invalid arguments: ${problems}`));
   };
 }
 

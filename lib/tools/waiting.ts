@@ -254,9 +254,12 @@ async function waitForText(
 ): Promise<ToolPayload> {
   const regex = a.regex ?? false;
   const ignoreCase = a.ignore_case ?? false;
-  const matchers = a.patterns.map((p) => finder(p, regex, ignoreCase));
-  const stoppers = (a.stop ?? []).map((p) => finder(p, regex, ignoreCase));
-  if ([...matchers, ...stoppers].includes(null)) {
+  const stopPatterns = a.stop ?? [];
+  const compile = (pattern: string) => finder(pattern, regex, ignoreCase);
+  const matchers = a.patterns.map(compile).filter((find) => find !== null);
+  const stoppers = stopPatterns.map(compile).filter((find) => find !== null);
+  // pattern_index counts every pattern, so one that does not compile refuses the whole call.
+  if (matchers.length < a.patterns.length || stoppers.length < stopPatterns.length) {
     return refusal("invalid_pattern", "a pattern is not a valid regular expression");
   }
   let cursor = cursorFor(a.pane_id, a.cursor);
@@ -306,8 +309,8 @@ async function waitForText(
     linesMissed ||= seen.linesMissed;
     // Only what arrived counts: the first line from the cursor's column on.
     const lines = [(seen.lines[0] ?? "").slice(seen.firstColumn), ...seen.lines.slice(1)];
-    const hit = earliest(matchers as Finder[], lines);
-    const stop = earliest(stoppers as Finder[], lines);
+    const hit = earliest(matchers, lines);
+    const stop = earliest(stoppers, lines);
     const stoppedFirst = stop &&
       (!hit || stop.line < hit.line || (stop.line === hit.line && stop.index < hit.index));
     if (stoppedFirst) return result("stopped", stop, shot.value);
