@@ -11,6 +11,7 @@ import {
   readFrames,
   type ServerMessage,
 } from "./frames.ts";
+import { exactReads } from "../exact_reads.ts";
 import { randomHex } from "../ids.ts";
 import {
   holdsFileOpen,
@@ -290,7 +291,7 @@ export class Enrollments {
 
   /** A shell speaks text lines ("E <token>"); a helper speaks frames, whose first byte is 0. */
   async #route(conn: Deno.UnixConn): Promise<void> {
-    const reader = conn.readable.getReader();
+    const reader = exactReads(conn.readable).getReader();
     const first = await reader.read();
     if (first.done) return closeQuietly(conn);
     const rest = new ReadableStream<Uint8Array>({
