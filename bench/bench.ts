@@ -5,7 +5,9 @@
 // full-size output run against a bare one, the memory of the server with the maximum of 8
 // enrolled panes and of one helper over 2000 runs, and what a watched session's control-mode
 // connection costs while its panes write.
+import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/deps.ts";
+import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
 import { randomHex } from "../lib/ids.ts";
 import {
   labZshCommand,
@@ -19,6 +21,11 @@ import { readIdentity } from "../lib/run/procfs.ts";
 import { runTmux } from "../lib/tmux/tmux.ts";
 
 const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
+// The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
+const { values: options } = parseArgs({
+  options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
+});
+const SERVER_V8 = options["server-v8-flags"] ? [`--v8-flags=${options["server-v8-flags"]}`] : [];
 const ENROLLED_PANES = 8;
 const WARMUP = 20;
 const TIMED = 200;
@@ -72,6 +79,7 @@ async function startServer(lab: PrivateLab, panes: string[]): Promise<Mcp> {
     args: [
       "run",
       "--allow-all",
+      ...SERVER_V8,
       MAIN_PATH,
       "--socket-name",
       lab.socketName,
@@ -432,6 +440,7 @@ function report(results: Results): void {
     `${c.connections} control connections; one tmux -C client: ${c.clientRssMiB} MiB RSS`,
   );
   console.log(JSON.stringify({
+    server_v8_flags: options["server-v8-flags"],
     tmux_run_true_ms: results.run,
     run_command_true_ms: results.runCommand,
     baseline_send_keys_wait_for_ms: results.baseline,
