@@ -4,7 +4,8 @@
 // lines linearly, each against its own server process, beside a bare `true`; then what the
 // SDK's ReadBuffer alone spends on one such response line, fed in 64 KiB pieces as a pipe
 // delivers it: it looks for the newline from the start of everything buffered on every piece,
-// with Deno's Buffer.indexOf. Usage: deno run -A bench/big_output.ts [RUNS]   (default 20)
+// with Deno's Buffer.indexOf. The server runs with the V8 flags README.md recommends.
+// Usage: deno run -A bench/big_output.ts [RUNS]   (default 20)
 import {
   Client,
   type JSONRPCMessage,
@@ -12,6 +13,7 @@ import {
   StdioClientTransport,
   type Transport,
 } from "../lib/deps.ts";
+import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
 import { Buffer } from "node:buffer";
 import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
 
@@ -92,6 +94,7 @@ async function measureThrough(kind: "sdk" | "linear"): Promise<Record<string, nu
     const args = [
       "run",
       "--allow-all",
+      `--v8-flags=${SERVER_V8_FLAGS}`,
       MAIN_PATH,
       "--socket-name",
       lab.socketName,
