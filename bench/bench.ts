@@ -5,7 +5,9 @@
 // full-size output run against a bare one, the memory of the server with the maximum of 8
 // enrolled panes and of one helper over 2000 runs, and what a watched session's control-mode
 // connection costs while its panes write.
+import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/deps.ts";
+import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
 import { randomHex } from "../lib/ids.ts";
 import {
   labZshCommand,
@@ -19,6 +21,11 @@ import { readIdentity } from "../lib/run/procfs.ts";
 import { runTmux } from "../lib/tmux/tmux.ts";
 
 const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
+// The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
+const { values: options } = parseArgs({
+  options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
+});
+const SERVER_V8 = options["server-v8-flags"] ? [`--v8-flags=${options["server-v8-flags"]}`] : [];
 const ENROLLED_PANES = 8;
 const WARMUP = 20;
 const TIMED = 200;
@@ -33,6 +40,9 @@ const BIG_RUNS = 20;
 const BIG_BYTES = 262144;
 const BIG_SCRIPT = `head -c ${BIG_BYTES} /dev/zero | tr '\\0' a; ` +
   `head -c ${BIG_BYTES} /dev/zero | tr '\\0' b >&2`;
+// The same output from one process, without the four extra processes of the pipelines.
+const BIG_SCRIPT_ONE_PROCESS =
+  `perl -e 'print "a" x ${BIG_BYTES}; print STDERR "b" x ${BIG_BYTES}'`;
 
 // deno-lint-ignore no-explicit-any
 type Payload = any;
@@ -69,6 +79,7 @@ async function startServer(lab: PrivateLab, panes: string[]): Promise<Mcp> {
     args: [
       "run",
       "--allow-all",
+      ...SERVER_V8,
       MAIN_PATH,
       "--socket-name",
       lab.socketName,
@@ -245,10 +256,10 @@ async function benchWakeUp(lab: PrivateLab, mcp: Mcp, pane: string): Promise<num
   return durations;
 }
 
-async function benchBigOutput(mcp: Mcp, pane: string): Promise<number[]> {
+async function benchBigOutput(mcp: Mcp, pane: string, script = BIG_SCRIPT): Promise<number[]> {
   const limits = { stdout_limit: BIG_BYTES, stderr_limit: BIG_BYTES };
   return await measure(BIG_RUNS, async () => {
-    const { data } = await tmuxRun(mcp, pane, BIG_SCRIPT, limits);
+    const { data } = await tmuxRun(mcp, pane, script, limits);
     if (data.stdout.bytes !== BIG_BYTES || data.stderr.bytes !== BIG_BYTES) {
       throw new Error(
         `expected ${BIG_BYTES} bytes each, got ${data.stdout.bytes}/${data.stderr.bytes}`,
@@ -380,6 +391,7 @@ type Results = {
   baseline: Summary;
   wakeUp: Summary;
   big: Summary;
+  bigOneProcess: Summary;
   server: { idleRss: number; rss: number; peak: number; phases: Record<string, number> };
   helper: { atEnrollment: number; before: number; early: number; late: number; peak: number };
   control: Awaited<ReturnType<typeof controlCost>>;
@@ -389,6 +401,7 @@ function report(results: Results): void {
   const ratio = round(results.run.p50 / results.baseline.p50);
   const runCommandRatio = round(results.runCommand.p50 / results.baseline.p50);
   const bigRatio = round(results.big.p50 / results.run.p50);
+  const bigOneProcessRatio = round(results.bigOneProcess.p50 / results.run.p50);
   const helperGrowth = round(results.helper.late / results.helper.early);
   console.log(`round trips for \`true\` (${TIMED} timed after ${WARMUP} warm-up, ms)`);
   console.table({
@@ -402,7 +415,8 @@ function report(results: Results): void {
   console.table({ "wait_for_text": results.wakeUp });
   console.log(
     `256 KiB stdout + 256 KiB stderr, p50 of ${BIG_RUNS}: ${results.big.p50} ms ` +
-      `(${bigRatio}x a bare \`true\`)`,
+      `(${bigRatio}x a bare \`true\`); written by one perl process: ` +
+      `${results.bigOneProcess.p50} ms (${bigOneProcessRatio}x)`,
   );
   console.log(
     `server RSS with ${ENROLLED_PANES} enrolled panes: ${results.server.idleRss} MiB before any ` +
@@ -426,6 +440,7 @@ function report(results: Results): void {
     `${c.connections} control connections; one tmux -C client: ${c.clientRssMiB} MiB RSS`,
   );
   console.log(JSON.stringify({
+    server_v8_flags: options["server-v8-flags"],
     tmux_run_true_ms: results.run,
     run_command_true_ms: results.runCommand,
     baseline_send_keys_wait_for_ms: results.baseline,
@@ -434,6 +449,8 @@ function report(results: Results): void {
     wait_for_text_wakeup_ms: results.wakeUp,
     big_output_256k_256k_ms: { p50: results.big.p50 },
     big_output_ratio_to_true_p50: bigRatio,
+    big_output_one_process_ms: { p50: results.bigOneProcess.p50 },
+    big_output_one_process_ratio_to_true_p50: bigOneProcessRatio,
     server_rss_mib_8_enrolled_before_runs: results.server.idleRss,
     server_rss_mib_8_enrolled: results.server.rss,
     server_peak_rss_mib_8_enrolled: results.server.peak,
@@ -487,6 +504,12 @@ async function main(): Promise<void> {
         await phase("wait_for_text", () => benchWakeUp(lab, mcp, wakeUpPane)),
       );
       const big = summarize(await phase("big_output", () => benchBigOutput(mcp, enrolled[0])));
+      const bigOneProcess = summarize(
+        await phase(
+          "big_output_one_process",
+          () => benchBigOutput(mcp, enrolled[0], BIG_SCRIPT_ONE_PROCESS),
+        ),
+      );
       const server = await phase("8_concurrent", () => serverMemory(mcp, enrolled));
       const helper = {
         atEnrollment: helperAtEnrollment,
@@ -499,6 +522,7 @@ async function main(): Promise<void> {
         baseline,
         wakeUp,
         big,
+        bigOneProcess,
         server: { idleRss, ...server, phases },
         helper,
         control,

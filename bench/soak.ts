@@ -2,12 +2,20 @@
 // process over real stdio against one pane a person enrolled with `source`, and prints the
 // resident memory (VmRSS) and open descriptor count of the server and of the helper at 0, 100,
 // 500, 1000 and 2000 runs (or the same fractions of N), then one JSON line.
-// Usage: deno run -A bench/soak.ts [RUNS]   (default 2000)
+// Usage: deno run -A bench/soak.ts [RUNS] [--server-v8-flags=FLAGS]   (default 2000 runs, and
+// the server's flags that README.md recommends; `--server-v8-flags=` runs it without)
+import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/deps.ts";
+import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
 import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
 
 const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
-const RUNS = Number(Deno.args[0] ?? 2000);
+const { values: options, positionals } = parseArgs({
+  options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
+  allowPositionals: true,
+});
+const RUNS = Number(positionals[0] ?? 2000);
+const SERVER_V8 = options["server-v8-flags"] ? [`--v8-flags=${options["server-v8-flags"]}`] : [];
 const CHECKPOINTS = [0, 100, 500, 1000, 2000].map((n) => Math.round((n * RUNS) / 2000));
 
 type Sample = { runs: number; server: Usage; helper: Usage };
@@ -43,6 +51,7 @@ const transport = new StdioClientTransport({
   args: [
     "run",
     "--allow-all",
+    ...SERVER_V8,
     MAIN_PATH,
     "--socket-name",
     lab.socketName,
@@ -101,6 +110,7 @@ try {
   const at = (runs: number) => samples.find((s) => s.runs === runs)!;
   const growth = (from: Usage, to: Usage) => Number((to.rss_kib / from.rss_kib).toFixed(3));
   console.log(JSON.stringify({
+    server_v8_flags: options["server-v8-flags"],
     runs: RUNS,
     seconds: Number(seconds.toFixed(1)),
     samples,

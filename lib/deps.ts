@@ -41,3 +41,5 @@ export type {
   Transport,
   TransportSendOptions,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
+// bench/big_output.ts times the SDK's line reader on its own.
+export { ReadBuffer } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/stdio.js";

@@ -69,6 +69,15 @@ const HELPER_PERMISSIONS = [
 ];
 
 /**
+ * The V8 flags we recommend for the server itself (deno.json's `start` and `compile` tasks, the
+ * client configuration in README.md, bench/bench.ts and bench/soak.ts): with V8's default young
+ * generation, which grows to 16 MiB semi-spaces, its RSS went from about 80 MiB to 142-157 MiB over
+ * 2000 `tmux_run` calls while its live heap after a full collection stayed near 17 MiB; with
+ * 1 MiB semi-spaces, 71 to 97-102 MiB (`deno run -A bench/soak.ts --server-v8-flags=`).
+ */
+export const SERVER_V8_FLAGS = "--max-semi-space-size=1";
+
+/**
  * How the shell starts the helper. A compiled binary runs itself with `helper`; a bundle runs
  * itself through Deno; a checkout or URL runs lib/run/helper_entry.ts, whose module graph has no
  * npm package to resolve.

@@ -3,6 +3,7 @@
 // apart with no handshake of its own: a shell enrolling ("E <token>"), `tmux-mcp enroll` asking
 // for an invitation for its pane ("I %N"), and a helper, which speaks frames whose first byte
 // is the high byte of a small length, 0.
+import { exactReads } from "../exact_reads.ts";
 import { type Frame, readFrames } from "./frames.ts";
 
 /** Who handles each kind of peer; a handler that throws has its connection closed. */
@@ -32,7 +33,7 @@ async function acceptLoop(listener: Deno.UnixListener, peers: ChannelPeers): Pro
 
 /** A shell speaks text lines ("E <token>"); a helper speaks frames, whose first byte is 0. */
 async function route(conn: Deno.UnixConn, peers: ChannelPeers): Promise<void> {
-  const reader = conn.readable.getReader();
+  const reader = exactReads(conn.readable).getReader();
   const first = await reader.read();
   if (first.done) return closeQuietly(conn);
   const rest = new ReadableStream<Uint8Array>({

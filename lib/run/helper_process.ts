@@ -11,6 +11,7 @@ import {
   readFrames,
   type ServerMessage,
 } from "./frames.ts";
+import { exactReads } from "../exact_reads.ts";
 import { sha256Hex } from "../ids.ts";
 import { delay } from "../delay.ts";
 import { hasExited, stopGroup } from "./process_group.ts";
@@ -53,7 +54,7 @@ export async function runHelper(): Promise<void> {
   // The pane's hangup and the person's Ctrl-C at the prompt must not take a run's result with
   // them: the helper ends only when its channel says so, after its runs are reported.
   for (const signal of ["SIGHUP", "SIGINT"] as const) Deno.addSignalListener(signal, () => {});
-  const records = readShellRecords(readableOf(Deno.stdin));
+  const records = readShellRecords(exactReads(Deno.stdin.readable));
   const hello = await records.next();
   if (hello.done || hello.value.kind !== "hello") return;
   const conn = await Deno.connect({ transport: "unix", path: hello.value.channelPath });
@@ -88,7 +89,7 @@ export async function runHelper(): Promise<void> {
     // The server proves who is on this connection by naming a file for us to hold open while
     // it looks at our fd table; we let go of it at the next frame.
     let proof: Deno.FsFile | null = null;
-    for await (const frame of readFrames(readableOf(conn))) {
+    for await (const frame of readFrames(exactReads(conn.readable))) {
       const message = parseServerMessage(frame.header);
       if (!message) return;
       proof?.close();
@@ -118,22 +119,6 @@ export async function runHelper(): Promise<void> {
     if (active.size) await stopAll();
   }
   Deno.exit(0);
-}
-
-/**
- * What `source` reads, as a stream of exact copies of each read. Deno's own `readable` allocates
- * a fresh 64 KiB buffer for every read and hands out a view of it, so the few hundred bytes of a
- * request kept 64 KiB alive until V8's next full collection, twice per run (bench/soak.ts).
- */
-function readableOf(source: { read(p: Uint8Array): Promise<number | null> }) {
-  const buffer = new Uint8Array(65536);
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const count = await source.read(buffer).catch(() => null);
-      if (count === null) controller.close();
-      else controller.enqueue(buffer.slice(0, count));
-    },
-  });
 }
 
 async function anyDone(active: Map<string, ActiveRun>): Promise<false> {
@@ -285,8 +270,8 @@ const MAX_READ_BYTES = 65536;
 /**
  * Reads a pipe holding at most `limit + 1` bytes; null (and `onOverflow`) past the limit.
  * Memory follows the output, not the limit: most scripts print a few bytes. Allocating
- * `limit + 1` bytes and a 64 KiB read buffer per stream for every run (with the 64 KiB reads of
- * `readableOf` below) took a helper's RSS from 59 to 105 MiB between runs 100 and 2000
+ * `limit + 1` bytes and a 64 KiB read buffer per stream for every run (with Deno's 64 KiB reads
+ * of stdin and the link, now `exactReads`) took a helper's RSS from 59 to 105 MiB between runs 100 and 2000
  * (bench/soak.ts), the buffers outliving each run until V8's next full collection. Here a run
  * that prints a line holds one 4 KiB buffer per stream, reused from one read to the next.
  */

@@ -14,6 +14,7 @@ import {
   tmuxEnvironment,
   type TmuxResult,
 } from "./tmux.ts";
+import { exactReads } from "../exact_reads.ts";
 import { randomHex } from "../ids.ts";
 import { delay } from "../delay.ts";
 
@@ -227,7 +228,7 @@ export class ControlConnection {
   private async read(): Promise<void> {
     let carry: Uint8Array | null = null;
     let block: { guard: string; fromUs: boolean; lines: string[]; ok: boolean } | null = null;
-    for await (const chunk of this.child.stdout) {
+    for await (const chunk of exactReads(this.child.stdout)) {
       const bytes: Uint8Array = carry ? concat(carry, chunk) : chunk;
       carry = null;
       let start = 0;

@@ -1,0 +1,191 @@
+// Where does a full-size tmux_run output's time go? The same 256 KiB stdout + 256 KiB stderr
+// run, written by a `head | tr` pipeline per stream (what bench/bench.ts runs) and by one perl
+// process, through the SDK's StdioClientTransport and through a client transport that reads
+// lines linearly, each against its own server process, beside a bare `true`; then what the
+// SDK's ReadBuffer alone spends on one such response line, fed in 64 KiB pieces as a pipe
+// delivers it: it looks for the newline from the start of everything buffered on every piece,
+// with Deno's Buffer.indexOf. The server runs with the V8 flags README.md recommends.
+// Usage: deno run -A bench/big_output.ts [RUNS]   (default 20)
+import {
+  Client,
+  type JSONRPCMessage,
+  ReadBuffer,
+  StdioClientTransport,
+  type Transport,
+} from "../lib/deps.ts";
+import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
+import { Buffer } from "node:buffer";
+import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
+
+const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
+const RUNS = Number(Deno.args[0] ?? 20);
+const WARMUP = 5;
+const BYTES = 262144;
+const SCRIPTS = {
+  "true": "true",
+  "head | tr, per stream": `head -c ${BYTES} /dev/zero | tr '\\0' a; ` +
+    `head -c ${BYTES} /dev/zero | tr '\\0' b >&2`,
+  "one perl process": `perl -e 'print "a" x ${BYTES}; print STDERR "b" x ${BYTES}'`,
+};
+
+/** MCP over the server's stdio, splitting lines by looking only at each new piece. */
+class LineClientTransport implements Transport {
+  onmessage?: Transport["onmessage"];
+  onclose?: Transport["onclose"];
+  onerror?: Transport["onerror"];
+  #child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+
+  constructor(command: string, args: string[]) {
+    this.#child = new Deno.Command(command, { args, stdin: "piped", stdout: "piped" }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+  }
+
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  start(): Promise<void> {
+    this.#read().catch((error) => this.onerror?.(error)).finally(() => this.onclose?.());
+    return Promise.resolve();
+  }
+
+  async #read(): Promise<void> {
+    let parts: Uint8Array[] = [];
+    for await (const chunk of this.#child.stdout) {
+      let start = 0;
+      let end: number;
+      while ((end = chunk.indexOf(10, start)) >= 0) {
+        parts.push(chunk.subarray(start, end));
+        const line = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+        let at = 0;
+        for (const part of parts) {
+          line.set(part, at);
+          at += part.length;
+        }
+        parts = [];
+        this.onmessage?.(JSON.parse(new TextDecoder().decode(line)));
+        start = end + 1;
+      }
+      if (start < chunk.length) parts.push(chunk.slice(start));
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.#writer.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
+  }
+
+  async close(): Promise<void> {
+    await this.#writer.close().catch(() => {});
+    await this.#child.status;
+  }
+}
+
+function p50(durations: number[]): number {
+  const sorted = durations.toSorted((a, b) => a - b);
+  return Math.round(sorted[Math.ceil(sorted.length / 2) - 1] * 100) / 100;
+}
+
+/** One server, the lab's pane enrolled with it, every script RUNS times; p50 per script. */
+async function measureThrough(kind: "sdk" | "linear"): Promise<Record<string, number>> {
+  const lab = await openLab({ prefix: "tmux-mcp-big" });
+  try {
+    const setup = `${lab.dir}/setup`;
+    const args = [
+      "run",
+      "--allow-all",
+      `--v8-flags=${SERVER_V8_FLAGS}`,
+      MAIN_PATH,
+      "--socket-name",
+      lab.socketName,
+      "--enable-tool",
+      "tmux_run",
+      "--enroll-pane",
+      `${lab.pane}=${setup}`,
+    ];
+    const transport = kind === "sdk"
+      ? new StdioClientTransport({ command: Deno.execPath(), args, env: Deno.env.toObject() })
+      : new LineClientTransport(Deno.execPath(), args);
+    const client = new Client({ name: "tmux-mcp-big-output", version: "1" });
+    await client.connect(transport);
+    try {
+      // deno-lint-ignore no-explicit-any
+      const call = async (name: string, args: Record<string, unknown> = {}): Promise<any> => {
+        const result = await client.callTool({ name, arguments: args });
+        return JSON.parse((result.content as { text: string }[])[0].text);
+      };
+      await waitFor("the setup file", () => Deno.stat(setup).then(() => true, () => false));
+      await sourceInPane(lab, setup);
+      await waitFor("the pane to be enrolled", async () => {
+        return (await call("tmux_capabilities")).data.enrolled_panes.length === 1;
+      }, 30_000);
+      await waitForPromptIn(lab.tmuxCmd, lab.pane);
+      const generation = (await call("tmux_capabilities")).data.generation;
+      const results: Record<string, number> = {};
+      for (const [name, script] of Object.entries(SCRIPTS)) {
+        const durations: number[] = [];
+        for (let i = -WARMUP; i < RUNS; i++) {
+          const start = performance.now();
+          const payload = await call("tmux_run", {
+            target: { kind: "pane", id: lab.pane, generation },
+            script,
+            stdout_limit: BYTES,
+            stderr_limit: BYTES,
+          });
+          if (i >= 0) durations.push(performance.now() - start);
+          const expected = script === "true" ? 0 : BYTES;
+          if (!payload.ok || payload.data.stdout.bytes !== expected) {
+            throw new Error(`tmux_run failed: ${JSON.stringify(payload).slice(0, 300)}`);
+          }
+        }
+        results[name] = p50(durations);
+      }
+      return results;
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await lab.close();
+  }
+}
+
+/** The SDK's ReadBuffer on a response line of the size the big run returns, in 64 KiB pieces. */
+function readBufferMs(): number {
+  const data = "a".repeat(BYTES);
+  const payload = JSON.stringify({ ok: true, data: { stdout: data, stderr: data } });
+  const message = {
+    jsonrpc: "2.0",
+    id: 1,
+    result: { content: [{ type: "text", text: payload }], structuredContent: JSON.parse(payload) },
+  };
+  const line = new TextEncoder().encode(`${JSON.stringify(message)}\n`);
+  const durations: number[] = [];
+  for (let i = -WARMUP; i < RUNS; i++) {
+    const buffer = new ReadBuffer();
+    const start = performance.now();
+    for (let at = 0; at < line.length; at += 65536) {
+      buffer.append(Buffer.from(line.subarray(at, at + 65536)));
+      buffer.readMessage();
+    }
+    if (i >= 0) durations.push(performance.now() - start);
+  }
+  return p50(durations);
+}
+
+const sdk = await measureThrough("sdk");
+const linear = await measureThrough("linear");
+const readBuffer = readBufferMs();
+const rows = Object.fromEntries(
+  Object.keys(SCRIPTS).map((name) => [name, {
+    "StdioClientTransport ms": sdk[name],
+    "× true": Math.round((sdk[name] / sdk.true) * 100) / 100,
+    "linear reader ms": linear[name],
+    "× true ": Math.round((linear[name] / linear.true) * 100) / 100,
+  }]),
+);
+console.log(`tmux_run p50 of ${RUNS} after ${WARMUP} warm-ups, 256 KiB to each stream`);
+console.table(rows);
+console.log(`the SDK's ReadBuffer alone on one such response line: ${readBuffer} ms (p50)`);
+console.log(
+  JSON.stringify({ sdk_transport_ms: sdk, linear_reader_ms: linear, read_buffer_ms: readBuffer }),
+);
