@@ -12,6 +12,16 @@ declare -A DEBIAN_VERSION=([3.5a]=3.5a-3 [3.1c]=3.1c-1+deb11u1)
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(3.5a 3.1c)
 
+# The Debian archive this machine's apt already uses (deb822 .sources or one-line sources.list),
+# so the source packages come the way every other package here does.
+mirror=$(
+  { awk '$1 == "URIs:" { for (i = 2; i <= NF; i++) print $i }' /etc/apt/sources.list.d/*.sources
+    awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }' \
+      /etc/apt/sources.list /etc/apt/sources.list.d/*.list; } 2>/dev/null |
+    grep -E '/debian/?$' | head -n 1 || true
+)
+[ -n "$mirror" ] || { echo "no Debian archive found in this machine's apt sources" >&2; exit 1; }
+
 build_packages=(libevent-dev libncurses-dev bison pkg-config build-essential)
 need=()
 for package in "${build_packages[@]}"; do
@@ -32,7 +42,7 @@ for version in "${versions[@]}"; do
   fi
   apt_dir="$cache/apt-$suite"
   mkdir -p "$apt_dir/lists/partial"
-  echo "deb-src http://deb.debian.org/debian $suite main" >"$apt_dir/sources.list"
+  echo "deb-src $mirror $suite main" >"$apt_dir/sources.list"
   apt_options=(
     -o "Dir::Etc::SourceList=$apt_dir/sources.list"
     -o "Dir::Etc::SourceParts=-"
