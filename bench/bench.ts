@@ -7,7 +7,7 @@
 // connection costs while its panes write.
 import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/deps.ts";
-import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
+import { SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
 import { randomHex } from "../lib/ids.ts";
 import {
   labZshCommand,
@@ -20,12 +20,10 @@ import {
 import { readIdentity } from "../lib/run/procfs.ts";
 import { runTmux } from "../lib/tmux/tmux.ts";
 
-const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
 // The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
 const { values: options } = parseArgs({
   options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
 });
-const SERVER_V8 = options["server-v8-flags"] ? [`--v8-flags=${options["server-v8-flags"]}`] : [];
 const ENROLLED_PANES = 8;
 const WARMUP = 20;
 const TIMED = 200;
@@ -73,20 +71,10 @@ async function zshPanes(lab: PrivateLab, count: number): Promise<string[]> {
 
 /** The server as a separate process on stdio, inviting each pane with its own setup file. */
 async function startServer(lab: PrivateLab, panes: string[]): Promise<Mcp> {
-  const invitations = panes.flatMap((pane, i) => ["--enroll-pane", `${pane}=${setupFile(lab, i)}`]);
+  const invitations = panes.map((pane, i): [string, string] => [pane, setupFile(lab, i)]);
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: [
-      "run",
-      "--allow-all",
-      ...SERVER_V8,
-      MAIN_PATH,
-      "--socket-name",
-      lab.socketName,
-      "--enable-tool",
-      "tmux_run",
-      ...invitations,
-    ],
+    args: serverArgs(lab.socketName, invitations, options["server-v8-flags"]),
     // The whole environment, so the server finds the same Deno cache as this process.
     env: Deno.env.toObject(),
   });

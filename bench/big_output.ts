@@ -13,11 +13,10 @@ import {
   StdioClientTransport,
   type Transport,
 } from "../lib/deps.ts";
-import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
+import { serverArgs } from "./server_process.ts";
 import { Buffer } from "node:buffer";
 import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
 
-const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
 const RUNS = Number(Deno.args[0] ?? 20);
 const WARMUP = 5;
 const BYTES = 262144;
@@ -91,18 +90,7 @@ async function measureThrough(kind: "sdk" | "linear"): Promise<Record<string, nu
   const lab = await openLab({ prefix: "tmux-mcp-big" });
   try {
     const setup = `${lab.dir}/setup`;
-    const args = [
-      "run",
-      "--allow-all",
-      `--v8-flags=${SERVER_V8_FLAGS}`,
-      MAIN_PATH,
-      "--socket-name",
-      lab.socketName,
-      "--enable-tool",
-      "tmux_run",
-      "--enroll-pane",
-      `${lab.pane}=${setup}`,
-    ];
+    const args = serverArgs(lab.socketName, [[lab.pane, setup]]);
     const transport = kind === "sdk"
       ? new StdioClientTransport({ command: Deno.execPath(), args, env: Deno.env.toObject() })
       : new LineClientTransport(Deno.execPath(), args);

@@ -6,16 +6,14 @@
 // the server's flags that README.md recommends; `--server-v8-flags=` runs it without)
 import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/deps.ts";
-import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
+import { SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
 import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
 
-const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
 const { values: options, positionals } = parseArgs({
   options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
   allowPositionals: true,
 });
 const RUNS = Number(positionals[0] ?? 2000);
-const SERVER_V8 = options["server-v8-flags"] ? [`--v8-flags=${options["server-v8-flags"]}`] : [];
 const CHECKPOINTS = [0, 100, 500, 1000, 2000].map((n) => Math.round((n * RUNS) / 2000));
 
 type Sample = { runs: number; server: Usage; helper: Usage };
@@ -48,18 +46,7 @@ const lab = await openLab({ prefix: "tmux-mcp-soak" });
 const setup = `${lab.dir}/setup`;
 const transport = new StdioClientTransport({
   command: Deno.execPath(),
-  args: [
-    "run",
-    "--allow-all",
-    ...SERVER_V8,
-    MAIN_PATH,
-    "--socket-name",
-    lab.socketName,
-    "--enable-tool",
-    "tmux_run",
-    "--enroll-pane",
-    `${lab.pane}=${setup}`,
-  ],
+  args: serverArgs(lab.socketName, [[lab.pane, setup]], options["server-v8-flags"]),
   env: Deno.env.toObject(),
 });
 const client = new Client({ name: "tmux-mcp-soak", version: "1" });
