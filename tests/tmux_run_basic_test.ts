@@ -2,10 +2,12 @@
 // outputs, the receipt, and the shell's cwd and exported environment without any persistence.
 import assert from "node:assert/strict";
 import { sha256Hex } from "../lib/ids.ts";
+import { childrenOf, processExists } from "../lib/run/procfs.ts";
 import {
   type Lab,
   type Session,
   typeInto,
+  waitFor,
   waitForPrompt,
   waitUntilRunning,
   withLab,
@@ -150,3 +152,28 @@ Deno.test(
     assert.ok(messages.includes("the script is running"), messages.join());
   }),
 );
+
+Deno.test("the helper keeps one launcher ready, which never runs anything and goes with it", () =>
+  withLab(async (lab) => {
+    let launcher = 0;
+    await withServer(lab, ENROLL_FIRST_PANE, async (s) => {
+      await s.enroll();
+      const helperPid = s.server.context.enrollments?.shells.get(lab.pane)?.helperPid;
+      assert.ok(helperPid, "the enrolled shell's helper");
+      const first = await s.run("echo one");
+      assert.equal(first.data.stdout.data, "one\n");
+      const spares = await waitFor("a launcher ready for the next run", async () => {
+        const children = await childrenOf(helperPid);
+        return children.length === 1 ? children : null;
+      });
+      launcher = spares[0];
+      const second = await s.run("echo two; echo $$");
+      const [two, shPid] = second.data.stdout.data.split("\n");
+      assert.equal(two, "two");
+      assert.equal(Number(shPid), launcher, "the second run's sh is the launcher made ready");
+    });
+    await waitFor(
+      "the spare launcher to exit with its helper",
+      async () => !await processExists(launcher),
+    );
+  }));

@@ -16,33 +16,10 @@ import { sha256Hex } from "../ids.ts";
 import { delay } from "../delay.ts";
 import { hasExited, stopGroup } from "./process_group.ts";
 import { readShellRecords, type RunRequest } from "./shell_records.ts";
+import { Launchers } from "./launcher.ts";
 
 /** After the exit is seen, both pipes must reach EOF within this window (spec §3.16). */
 const DRAIN_WINDOW_MS = 250;
-
-/**
- * Deno cannot make a child the leader of a process group, so `sh` is started through this
- * perl program (in /usr/bin on Linux and macOS alike, started with an empty environment so no
- * PERL5OPT or locale reaches it): it makes itself the leader of a new group in the same
- * session, closes every descriptor above 2, sets the shell's umask and exported environment,
- * and replaces itself with `/bin/sh -c script`. It costs about 2 ms a run: 100 spawns of `true`
- * from Deno took 3.4 ms each through perl and 1.4 ms as a plain `sh -c`.
- */
-const LAUNCHER = "/usr/bin/perl";
-const LAUNCH = [
-  "setpgrp(0, 0) or exit 126;",
-  'opendir(my $fds, "/dev/fd") or exit 126;',
-  "my @open = grep { /^[0-9]+$/ && $_ > 2 } readdir $fds;",
-  "closedir $fds;",
-  'for (@open) { open(my $h, "<&=", $_) and close $h }',
-  "my ($script, $mask) = splice @ARGV, 0, 2;",
-  "umask oct $mask if length $mask;",
-  "%ENV = ();",
-  "for (@ARGV) { my ($k, $v) = split /=/, $_, 2; $ENV{$k} = $v }",
-  'exec { "/bin/sh" } "/bin/sh", "-c", $script;',
-  'print STDERR "tmux-mcp: /bin/sh could not be started\n";',
-  "exit 127;",
-].join(" ");
 
 type ActiveRun = {
   /** Asks for the group to be stopped, unless `sh` has already exited on its own. */
@@ -65,6 +42,8 @@ export async function runHelper(): Promise<void> {
 
   const requests = new Map<string, RunRequest>();
   const active = new Map<string, ActiveRun>();
+  const launchers = new Launchers();
+  launchers.warm();
   const stopAll = async () => {
     const runs = [...active.values()];
     runs.forEach((run) => run.requestStop());
@@ -99,7 +78,7 @@ export async function runHelper(): Promise<void> {
         if (proof) await send({ type: "proved" });
         continue;
       }
-      handleServerMessage(message, frame.body, requests, active, send);
+      handleServerMessage(message, frame.body, { requests, active, launchers, send });
     }
   })().catch(() => {});
 
@@ -126,12 +105,18 @@ async function anyDone(active: Map<string, ActiveRun>): Promise<false> {
   return false;
 }
 
+/** What the helper's message handling works with: its runs, its launchers and its link. */
+type HelperState = {
+  requests: Map<string, RunRequest>;
+  active: Map<string, ActiveRun>;
+  launchers: Launchers;
+  send: (message: HelperMessage, body?: Uint8Array) => Promise<void>;
+};
+
 function handleServerMessage(
   message: Exclude<ServerMessage, { type: "prove" }>,
   body: Uint8Array,
-  requests: Map<string, RunRequest>,
-  active: Map<string, ActiveRun>,
-  send: (message: HelperMessage, body?: Uint8Array) => Promise<void>,
+  { requests, active, launchers, send }: HelperState,
 ): void {
   const runId = message.run_id;
   if (message.type === "abort") {
@@ -155,7 +140,10 @@ function handleServerMessage(
     requestStop: () => exitedOnItsOwn || stopRequested.resolve("stop"),
     done: done.promise,
   });
-  execute(request, message, body, stopRequested.promise, () => exitedOnItsOwn = true, send)
+  execute(request, message, body, stopRequested.promise, () => exitedOnItsOwn = true, {
+    launchers,
+    send,
+  })
     .finally(() => {
       active.delete(runId);
       done.resolve();
@@ -168,35 +156,18 @@ async function execute(
   script: Uint8Array,
   stopRequested: Promise<"stop">,
   markExited: () => void,
-  send: (message: HelperMessage, body?: Uint8Array) => Promise<void>,
+  { launchers, send }: Pick<HelperState, "launchers" | "send">,
 ): Promise<void> {
   const runId = request.runId;
   if (script.includes(0)) return void send({ type: "refused", run_id: runId, reason: "nul" });
   if (await sha256Hex(script) !== request.digest) {
     return void send({ type: "refused", run_id: runId, reason: "digest" });
   }
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(LAUNCHER, {
-      args: [
-        "-e",
-        LAUNCH,
-        "--",
-        new TextDecoder().decode(script),
-        request.umask === null ? "" : request.umask.toString(8),
-        ...Object.entries(request.environment).map(([name, value]) => `${name}=${value}`),
-      ],
-      cwd: request.cwd,
-      env: {},
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-  } catch {
-    return void send({ type: "refused", run_id: runId, reason: "spawn" });
-  }
-  child.stdin.close().catch(() => {});
+  const cwd = await Deno.stat(request.cwd).catch(() => null);
+  const child = cwd?.isDirectory
+    ? await launchers.launch({ ...request, script: new TextDecoder().decode(script) })
+    : null;
+  if (!child) return void send({ type: "refused", run_id: runId, reason: "spawn" });
   await send({ type: "started", run_id: runId, pid: child.pid });
 
   let completion: Completion | null = null;
