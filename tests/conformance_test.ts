@@ -6,9 +6,8 @@
 // otherwise ends the server with a stderr line and a non-zero status, never silently.
 import assert from "node:assert/strict";
 import { randomHex } from "../lib/ids.ts";
-import { denoTrustEnvironment } from "../lib/cli/private_lab.ts";
 import { MAX_LINE_BYTES } from "../lib/mcp/stdio_transport.ts";
-import type { Payload } from "./harness.ts";
+import { clientEnvironment, type Payload } from "./harness.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -23,12 +22,7 @@ type Raw = {
 async function withRawServer(env: Record<string, string>, fn: (raw: Raw) => Promise<void>) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", "--quiet", MAIN, "--socket-name", `absent-${randomHex(6)}`],
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/",
-      ...denoTrustEnvironment(),
-      ...env,
-    },
+    env: clientEnvironment(env),
     clearEnv: true,
     stdin: "piped",
     stdout: "piped",

@@ -237,18 +237,23 @@ export async function waitUntilRunning(lab: Lab, command: string): Promise<void>
 }
 
 /**
- * Runs this Deno with `args` in a clean environment, as MCP clients start servers: PATH and
- * HOME, the certificate trust a cold cache needs to reach the registry, plus `env`.
+ * The environment MCP clients start servers with: PATH and HOME only, plus the certificate
+ * trust a cold Deno cache needs to reach the registry, plus `env`.
  */
+export function clientEnvironment(env: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? "/",
+    ...denoTrustEnvironment(),
+    ...env,
+  };
+}
+
+/** Runs this Deno with `args` in the environment MCP clients give a server, plus `env`. */
 export async function runDeno(args: string[], env: Record<string, string> = {}) {
   const output = await new Deno.Command(Deno.execPath(), {
     args,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/",
-      ...denoTrustEnvironment(),
-      ...env,
-    },
+    env: clientEnvironment(env),
     clearEnv: true,
     stdin: "null",
     cwd: "/",

@@ -5,8 +5,7 @@
 // for every client built on it; this process has no locale (tests/harness.ts scrubs it).
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "./test_deps.ts";
-import { denoTrustEnvironment } from "../lib/cli/private_lab.ts";
-import type { Payload } from "./harness.ts";
+import { clientEnvironment, type Payload } from "./harness.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -23,12 +22,7 @@ export async function withStdioServer(
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: ["run", "--allow-all", "--quiet", MAIN, ...(options.args ?? [])],
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/",
-      ...denoTrustEnvironment(),
-      ...options.env,
-    },
+    env: clientEnvironment(options.env),
     stderr: "pipe",
   });
   let stderr = "";
