@@ -6,7 +6,7 @@
 // enrolled panes and of one helper over 2000 runs, and what a watched session's control-mode
 // connection costs while its panes write.
 import { parseArgs } from "node:util";
-import { Client, StdioClientTransport } from "../lib/deps.ts";
+import { Client, StdioClientTransport } from "../lib/dev_deps.ts";
 import { SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
 import { randomHex } from "../lib/ids.ts";
 import {

@@ -12,7 +12,7 @@ import {
   ReadBuffer,
   StdioClientTransport,
   type Transport,
-} from "../lib/deps.ts";
+} from "../lib/dev_deps.ts";
 import { serverArgs } from "./server_process.ts";
 import { Buffer } from "node:buffer";
 import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";

@@ -5,7 +5,7 @@
 // Usage: deno run -A bench/soak.ts [RUNS] [--server-v8-flags=FLAGS]   (default 2000 runs, and
 // the server's flags that README.md recommends; `--server-v8-flags=` runs it without)
 import { parseArgs } from "node:util";
-import { Client, StdioClientTransport } from "../lib/deps.ts";
+import { Client, StdioClientTransport } from "../lib/dev_deps.ts";
 import { SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
 import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
 

@@ -4,7 +4,6 @@
 export { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
 export {
   CallToolRequestSchema,
-  CallToolResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -25,8 +24,6 @@ export type {
   Tool,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";
-export { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
-export { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 export {
   InitializeRequestSchema,
   JSONRPCMessageSchema,
@@ -41,5 +38,3 @@ export type {
   Transport,
   TransportSendOptions,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
-// bench/big_output.ts times the SDK's line reader on its own.
-export { ReadBuffer } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/stdio.js";

@@ -1,7 +1,7 @@
 // This program as an MCP client of itself, for the demo and the smoke check: the server runs as
 // a separate process over real stdio, exactly as an agent's client would start it, whether this
 // program is a checkout, a URL, a bundle or a compiled binary.
-import { CallToolResultSchema, Client, StdioClientTransport } from "../deps.ts";
+import { CallToolResultSchema, Client, StdioClientTransport } from "../dev_deps.ts";
 import { VERSION } from "../version.ts";
 
 export type SelfClient = {
