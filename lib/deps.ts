@@ -1,40 +1,12 @@
-// Every third-party import, pinned with full `npm:` specifiers in one place. A remote
-// `deno run https://…/main.ts` does not read deno.json's import map, so bare specifiers would
-// not resolve there; full specifiers work from a checkout, a URL and a bundle alike.
-export { Server } from "npm:@modelcontextprotocol/sdk@1.32.2/server/index.js";
-export {
-  CallToolRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-export type { RequestHandlerExtra } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/protocol.js";
+// Every third-party import of the server, pinned with full `npm:` specifiers in one place. A
+// remote `deno run https://…/main.ts` does not read deno.json's import map, so bare specifiers
+// would not resolve there; full specifiers work from a checkout, a URL and a bundle alike.
+// From the MCP SDK the server takes only types, which cost nothing at run time: its Server and
+// zod schemas held about 27 MiB of the process's memory (lib/mcp/mcp_session.ts speaks MCP).
 export type {
-  CallToolRequest,
   CallToolResult,
-  GetPromptRequest,
-  ReadResourceRequest,
-  ServerNotification,
-  ServerRequest,
+  JSONRPCMessage,
   Tool,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+export type { Transport } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
 export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";
-export {
-  InitializeRequestSchema,
-  JSONRPCMessageSchema,
-  PingRequestSchema,
-  SetLevelRequestSchema,
-} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-export type {
-  JSONRPCMessage,
-  MessageExtraInfo,
-} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-export type {
-  Transport,
-  TransportSendOptions,
-} from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";

@@ -1,14 +1,9 @@
 // Short workflows an agent or person can pick from a client's prompt menu. They are text only
 // and never contact tmux, so they work with no tools selected and with no tmux server running;
 // each steers to the tool that fits, rather than repeating the tools' descriptions.
-import {
-  ErrorCode,
-  type GetPromptRequest,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  McpError,
-  type Server,
-} from "../deps.ts";
+import { INVALID_PARAMS } from "./json_rpc.ts";
+import { type McpSession, ProtocolError } from "./mcp_session.ts";
+import { getPromptParams, listParams } from "./request_params.ts";
 
 type Prompt = {
   name: string;
@@ -75,25 +70,25 @@ export const PROMPTS: Prompt[] = [
   },
 ];
 
-export function registerPrompts(mcp: Server): void {
-  mcp.setRequestHandler(ListPromptsRequestSchema, () => ({
+export function registerPrompts(mcp: McpSession): void {
+  mcp.handle("prompts/list", listParams, () => ({
     prompts: PROMPTS.map(({ name, description, arguments: args }) => ({
       name,
       description,
       arguments: args,
     })),
   }));
-  mcp.setRequestHandler(GetPromptRequestSchema, (request: GetPromptRequest) => {
-    const prompt = PROMPTS.find((p) => p.name === request.params.name);
-    if (!prompt) throw new McpError(ErrorCode.InvalidParams, "there is no prompt by that name");
-    const args = request.params.arguments ?? {};
+  mcp.handle("prompts/get", getPromptParams, (request) => {
+    const prompt = PROMPTS.find((p) => p.name === request.name);
+    if (!prompt) throw new ProtocolError(INVALID_PARAMS, "there is no prompt by that name");
+    const args = request.arguments;
     for (const argument of prompt.arguments) {
       if (argument.required && !args[argument.name]) {
-        throw new McpError(ErrorCode.InvalidParams, "a required prompt argument is missing");
+        throw new ProtocolError(INVALID_PARAMS, "a required prompt argument is missing");
       }
     }
     if (args.pane_id !== undefined && !/^%\d+$/.test(args.pane_id)) {
-      throw new McpError(ErrorCode.InvalidParams, "pane_id must be an exact pane id such as %3");
+      throw new ProtocolError(INVALID_PARAMS, "pane_id must be an exact pane id such as %3");
     }
     return {
       description: prompt.description,

@@ -2,20 +2,10 @@
 // They are registered whatever tools are selected (toolsets govern tools, not resources), read
 // tmux at the moment they are read, and reuse the inspect tools' code, so a resource and the
 // matching tool can never disagree.
-import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  type ReadResourceRequest,
-  ReadResourceRequestSchema,
-  type RequestHandlerExtra,
-  type Server,
-  type ServerNotification,
-  type ServerRequest,
-} from "../deps.ts";
+import { INTERNAL_ERROR, RESOURCE_NOT_FOUND } from "./json_rpc.ts";
+import { type McpSession, ProtocolError } from "./mcp_session.ts";
+import { listParams, readResourceParams } from "./request_params.ts";
 import { registerPrompts } from "./prompts.ts";
-import { RESOURCE_NOT_FOUND } from "./protocol_errors.ts";
 import type { ServerContext, ToolDefinition } from "./server_context.ts";
 import {
   capturePaneTool,
@@ -61,8 +51,8 @@ function textOf(data: unknown): string | null {
   return typeof data.text === "string" ? data.text : null;
 }
 
-export function registerResourcesAndPrompts(mcp: Server, context: ServerContext): void {
-  mcp.setRequestHandler(ListResourcesRequestSchema, () => ({
+export function registerResourcesAndPrompts(mcp: McpSession, context: ServerContext): void {
+  mcp.handle("resources/list", listParams, () => ({
     resources: [{
       uri: "tmux://sessions",
       name: "sessions",
@@ -70,7 +60,7 @@ export function registerResourcesAndPrompts(mcp: Server, context: ServerContext)
       mimeType: "application/json",
     }],
   }));
-  mcp.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  mcp.handle("resources/templates/list", listParams, () => ({
     resourceTemplates: [
       {
         uriTemplate: "tmux://sessions/{session}/windows",
@@ -92,14 +82,10 @@ export function registerResourcesAndPrompts(mcp: Server, context: ServerContext)
       },
     ],
   }));
-  mcp.setRequestHandler(ReadResourceRequestSchema, async (
-    request: ReadResourceRequest,
-    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-  ) => {
-    const uri = request.params.uri;
+  mcp.handle("resources/read", readResourceParams, async ({ uri }, extra) => {
     const view = viewFor(uri);
     if (!view) {
-      throw new McpError(
+      throw new ProtocolError(
         RESOURCE_NOT_FOUND,
         "no tmux resource has that URI; resources/list and resources/templates/list name them",
       );
@@ -107,8 +93,8 @@ export function registerResourcesAndPrompts(mcp: Server, context: ServerContext)
     const payload = await view.tool.handle(context, view.args, { signal: extra.signal });
     if (!payload.ok) {
       const missing = payload.error.code === "not_found" || payload.error.code === "no_server";
-      throw new McpError(
-        missing ? RESOURCE_NOT_FOUND : ErrorCode.InternalError,
+      throw new ProtocolError(
+        missing ? RESOURCE_NOT_FOUND : INTERNAL_ERROR,
         payload.error.message,
       );
     }
@@ -116,7 +102,7 @@ export function registerResourcesAndPrompts(mcp: Server, context: ServerContext)
       ? textOf(payload.data)
       : JSON.stringify(payload.data);
     if (text === null) {
-      throw new McpError(ErrorCode.InternalError, "capture_pane answered without the pane's text");
+      throw new ProtocolError(INTERNAL_ERROR, "capture_pane answered without the pane's text");
     }
     return { contents: [{ uri, mimeType: view.mimeType, text }] };
   });

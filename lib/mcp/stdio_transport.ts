@@ -1,5 +1,5 @@
-// MCP over stdin/stdout, one JSON-RPC message per line, with nothing dropped silently. The SDK's
-// own stdio transport closes the session (and so the server, with status 0) when a line passes
+// MCP over stdin/stdout, one JSON-RPC message per line, with nothing dropped silently. The MCP
+// SDK's stdio transport closes the session (and so the server, with status 0) when a line passes
 // its 10 MiB read buffer, and answers nothing to a line that is not JSON. Here a line that is
 // not JSON gets -32700, a message that is not JSON-RPC gets -32600 (-32602 when only its params
 // are wrong), and an oversized line is read through to its end without being kept: its id is
@@ -7,15 +7,21 @@
 // line whose id cannot be read ends the server, after one line on stderr, through the caller's
 // onUnanswerable (which exits non-zero): its client would otherwise wait for ever.
 import process from "node:process";
-import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "../deps.ts";
-import { describeIssue } from "./protocol_errors.ts";
+import type { JSONRPCMessage, Transport } from "../deps.ts";
+import {
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  isObject,
+  type JsonRpcId,
+  jsonRpcMessageOf,
+  PARSE_ERROR,
+} from "./json_rpc.ts";
 import { concatBytes } from "../bytes.ts";
 
-/** The SDK's read buffer: the longest line (in bytes) this server reads as a message. */
+/** The SDK's read buffer, kept as our limit: the longest line (in bytes) read as a message. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
-type JsonRpcId = string | number;
 type ErrorReply = {
   jsonrpc: "2.0";
   id: JsonRpcId | null;
@@ -189,27 +195,23 @@ export class StdioLineTransport implements Transport {
     try {
       json = JSON.parse(line);
     } catch {
-      return this.#reply(null, ErrorCode.ParseError, "the line is not JSON");
+      return this.#reply(null, PARSE_ERROR, "the line is not JSON");
     }
-    const parsed = JSONRPCMessageSchema.safeParse(json);
-    if (parsed.success) {
-      this.onmessage?.(parsed.data);
+    if (!isObject(json)) {
+      return this.#reply(null, INVALID_REQUEST, "a message must be one JSON object");
+    }
+    const message = jsonRpcMessageOf(json);
+    if (typeof message !== "string") {
+      this.onmessage?.(message);
       return;
-    }
-    if (typeof json !== "object" || json === null || Array.isArray(json)) {
-      return this.#reply(null, ErrorCode.InvalidRequest, "a message must be one JSON object");
     }
     const id = readableId(json);
     // A malformed notification or response has nothing to answer.
     if (id === undefined) return;
     if (hasMalformedParams(json)) {
-      return this.#reply(id, ErrorCode.InvalidParams, "params must be a JSON object");
+      return this.#reply(id, INVALID_PARAMS, "params must be a JSON object");
     }
-    this.#reply(
-      id,
-      ErrorCode.InvalidRequest,
-      `not a JSON-RPC 2.0 message: ${describeIssue(parsed.error.issues)}`,
-    );
+    this.#reply(id, INVALID_REQUEST, `not a JSON-RPC 2.0 message: ${message}`);
   }
 
   #refuseOversized(id: JsonRpcId | undefined): void {
@@ -223,12 +225,12 @@ export class StdioLineTransport implements Transport {
     }
     this.#reply(
       id,
-      ErrorCode.InvalidRequest,
+      INVALID_REQUEST,
       `the request is longer than ${limit}, the most this server reads in one line; send less`,
     );
   }
 
-  /** An error for a message the SDK never sees; JSON-RPC answers an unreadable id with null. */
+  /** An error for a message the session never sees; JSON-RPC answers an unreadable id with null. */
   #reply(id: JsonRpcId | null, code: number, message: string): void {
     this.#write({ jsonrpc: "2.0", id, error: { code, message } })
       .catch((error) => this.onerror?.(error));
