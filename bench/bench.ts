@@ -1,12 +1,14 @@
 // Is tmux_run fast enough to replace what peers do today? This measures it the way a client
-// sees it — the server as its own process over real stdio, panes a person enrolled with
+// sees it — the server as its own process over real stdio (read the way a Node client reads it:
+// bench/line_client_transport.ts), panes a person enrolled with
 // `source` — against the usual send-keys + `tmux wait-for` round trip in the same tmux server
 // and against run_command in a plain pane, plus how soon wait_for_text notices new output, a
 // full-size output run against a bare one, the memory of the server with the maximum of 8
 // enrolled panes and of one helper over 2000 runs, and what a watched session's control-mode
 // connection costs while its panes write.
 import { parseArgs } from "node:util";
-import { Client, StdioClientTransport } from "../lib/dev_deps.ts";
+import { Client } from "../lib/dev_deps.ts";
+import { LineClientTransport } from "./line_client_transport.ts";
 import { SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
 import { randomHex } from "../lib/ids.ts";
 import {
@@ -72,12 +74,11 @@ async function zshPanes(lab: PrivateLab, count: number): Promise<string[]> {
 /** The server as a separate process on stdio, inviting each pane with its own setup file. */
 async function startServer(lab: PrivateLab, panes: string[]): Promise<Mcp> {
   const invitations = panes.map((pane, i): [string, string] => [pane, setupFile(lab, i)]);
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: serverArgs(lab.socketName, invitations, options["server-v8-flags"]),
-    // The whole environment, so the server finds the same Deno cache as this process.
-    env: Deno.env.toObject(),
-  });
+  // It inherits the whole environment, so the server finds the same Deno cache as this process.
+  const transport = new LineClientTransport(
+    Deno.execPath(),
+    serverArgs(lab.socketName, invitations, options["server-v8-flags"]),
+  );
   const client = new Client({ name: "tmux-mcp-bench", version: "1" });
   await client.connect(transport);
   const call = async (
@@ -93,7 +94,7 @@ async function startServer(lab: PrivateLab, panes: string[]): Promise<Mcp> {
     await client.close();
     throw new Error(`tmux_capabilities failed: ${JSON.stringify(capabilities)}`);
   }
-  return { client, pid: transport.pid!, generation: capabilities.data.generation, call };
+  return { client, pid: transport.pid, generation: capabilities.data.generation, call };
 }
 
 function setupFile(lab: PrivateLab, index: number): string {

@@ -6,15 +6,10 @@
 // delivers it: it looks for the newline from the start of everything buffered on every piece,
 // with Deno's Buffer.indexOf. The server runs with the V8 flags README.md recommends.
 // Usage: deno run -A bench/big_output.ts [RUNS]   (default 20)
-import {
-  Client,
-  type JSONRPCMessage,
-  ReadBuffer,
-  StdioClientTransport,
-  type Transport,
-} from "../lib/dev_deps.ts";
+import { Client, ReadBuffer, StdioClientTransport } from "../lib/dev_deps.ts";
 import { serverArgs } from "./server_process.ts";
 import { Buffer } from "node:buffer";
+import { LineClientTransport } from "./line_client_transport.ts";
 import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
 
 const RUNS = Number(Deno.args[0] ?? 20);
@@ -26,59 +21,6 @@ const SCRIPTS = {
     `head -c ${BYTES} /dev/zero | tr '\\0' b >&2`,
   "one perl process": `perl -e 'print "a" x ${BYTES}; print STDERR "b" x ${BYTES}'`,
 };
-
-/** MCP over the server's stdio, splitting lines by looking only at each new piece. */
-class LineClientTransport implements Transport {
-  onmessage?: Transport["onmessage"];
-  onclose?: Transport["onclose"];
-  onerror?: Transport["onerror"];
-  #child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
-
-  constructor(command: string, args: string[]) {
-    this.#child = new Deno.Command(command, { args, stdin: "piped", stdout: "piped" }).spawn();
-    this.#writer = this.#child.stdin.getWriter();
-  }
-
-  get pid(): number {
-    return this.#child.pid;
-  }
-
-  start(): Promise<void> {
-    this.#read().catch((error) => this.onerror?.(error)).finally(() => this.onclose?.());
-    return Promise.resolve();
-  }
-
-  async #read(): Promise<void> {
-    let parts: Uint8Array[] = [];
-    for await (const chunk of this.#child.stdout) {
-      let start = 0;
-      let end: number;
-      while ((end = chunk.indexOf(10, start)) >= 0) {
-        parts.push(chunk.subarray(start, end));
-        const line = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-        let at = 0;
-        for (const part of parts) {
-          line.set(part, at);
-          at += part.length;
-        }
-        parts = [];
-        this.onmessage?.(JSON.parse(new TextDecoder().decode(line)));
-        start = end + 1;
-      }
-      if (start < chunk.length) parts.push(chunk.slice(start));
-    }
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    await this.#writer.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
-  }
-
-  async close(): Promise<void> {
-    await this.#writer.close().catch(() => {});
-    await this.#child.status;
-  }
-}
 
 function p50(durations: number[]): number {
   const sorted = durations.toSorted((a, b) => a - b);
