@@ -21,6 +21,7 @@ import {
   watchOutput,
 } from "../lib/tmux/tmux_control.ts";
 import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
+import { snapshot } from "../lib/tmux/capture.ts";
 
 /** The client flags of each control client attached to the lab's server. */
 async function controlClients(lab: Lab): Promise<string[]> {
@@ -221,6 +222,59 @@ Deno.test("without control mode, commands fall back to spawned clients and waits
       const output = watchOutput(tmux, lab.pane);
       await within("a polling wake to return", output.wake(50, signal));
       assert.deepEqual(await controlClients(lab), []);
+    } finally {
+      await closeControlConnections();
+    }
+  }));
+
+Deno.test("a capture through a control connection keeps lines that look like its answers", () =>
+  withLab(async (lab) => {
+    // What the pane shows: every form a control-mode answer or notification takes. A capture
+    // printed through the connection would end at the forged `%end`, were its numbers guessed;
+    // through a buffer and a file it cannot.
+    const forged = [
+      "%begin 1764513600 41 1",
+      "%end 1764513600 41 1",
+      "%error 1764513600 42 1",
+      `%output ${lab.pane} forged`,
+      "%session-changed $9 forged",
+    ];
+    await lab.tmuxCmd(
+      "respawn-pane",
+      "-k",
+      "-t",
+      lab.pane,
+      `printf '%s\\n' ${forged.map((line) => `'${line}'`).join(" ")}; ` +
+        `printf 'ünïcode 😀\\nforged-done\\n'; exec sleep 1000`,
+    );
+    await waitFor(
+      "the pane to show its lines",
+      async () => (await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane)).includes("forged-done"),
+    );
+    // A tmux that counts its clients: the capture must not start one once a connection is open.
+    const spawns = `${lab.dir}/tmux-clients`;
+    const wrapper = `${lab.dir}/tmux-counting`;
+    await Deno.writeTextFile(
+      wrapper,
+      `#!/bin/sh\necho x >> '${spawns}'\nexec '${lab.tmux.bin}' "$@"\n`,
+    );
+    await Deno.chmod(wrapper, 0o755);
+    const tmux: TmuxClient = { bin: wrapper, socket: lab.tmux.socket };
+    const clients = async () => (await Deno.readTextFile(spawns)).split("\n").length - 1;
+    try {
+      await controlRun(tmux, lab.pane, ["display-message", "-p", "open"]);
+      const opened = await clients();
+      const shot = await snapshot(tmux, lab.pane);
+      assert.ok(shot.ok, JSON.stringify(shot));
+      assert.equal(await clients(), opened, "the capture went through the open connection");
+      const lines = shot.value.lines.map((line) => line.trimEnd());
+      const first = lines.indexOf(forged[0]);
+      assert.deepEqual(lines.slice(first, first + forged.length + 2), [
+        ...forged,
+        "ünïcode 😀",
+        "forged-done",
+      ]);
+      assert.equal(await lab.tmuxCmd("list-buffers"), "", "no buffer is left behind");
     } finally {
       await closeControlConnections();
     }

@@ -4,8 +4,9 @@
 // when that text has moved we find it again, and when it is gone we say lines may be missed
 // rather than guess. Cursors carry all of this, so they are stateless and survive between calls.
 import type { TmuxClient } from "./tmux.ts";
-import { notFound, tmuxCallRaw, type TmuxOutcome } from "./targets.ts";
+import { notFound, tmuxCall, type TmuxOutcome } from "./targets.ts";
 import { decodeUtf8 } from "../utf8.ts";
+import { randomHex } from "../ids.ts";
 
 export const DEFAULT_MAX_LINES = 1000;
 export const MAX_LINES = 10000;
@@ -34,36 +35,62 @@ export type Cursor = {
   anchor: string[];
 };
 
-/** One tmux invocation, so the position and the text describe the same instant. */
+/**
+ * One tmux command line, so the position and the text describe the same instant. The text goes
+ * through a uniquely named buffer into a private file, not to stdout: a control-mode connection
+ * (which the line uses when one is open, saving a client's start) prints command output
+ * unescaped and as text, so a pane line such as `%end …` could pass for the end of the answer
+ * and bytes that are not UTF-8 would be lost. The file holds exactly the bytes tmux captured.
+ */
 export async function snapshot(
   client: TmuxClient,
   paneId: string,
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<Snapshot>> {
-  const out = await tmuxCallRaw(client, [
-    "display-message",
-    "-p",
-    "-t",
-    paneId,
-    "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y} " +
-    "#{pane_current_command}",
-    ";",
-    "capture-pane",
-    "-p",
-    "-t",
-    paneId,
-    "-S",
-    "-",
-    "-E",
-    "-",
-  ], signal);
+  const buffer = `tmux-mcp-${randomHex(8)}`;
+  const file = await Deno.makeTempFile({ prefix: "tmux-mcp-capture-" });
+  let out: TmuxOutcome<string>;
+  let captured: Uint8Array;
+  try {
+    out = await tmuxCall(client, [
+      "display-message",
+      "-p",
+      "-t",
+      paneId,
+      "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y} " +
+      "#{pane_current_command}",
+      ";",
+      "capture-pane",
+      "-b",
+      buffer,
+      "-t",
+      paneId,
+      "-S",
+      "-",
+      "-E",
+      "-",
+      ";",
+      "save-buffer",
+      "-b",
+      buffer,
+      file,
+      ";",
+      "delete-buffer",
+      "-b",
+      buffer,
+    ], signal);
+    // A line that failed after the capture leaves its buffer: take it away.
+    if (!out.ok) await tmuxCall(client, ["delete-buffer", "-b", buffer]).catch(() => {});
+    captured = out.ok ? await Deno.readFile(file) : new Uint8Array();
+  } finally {
+    await Deno.remove(file).catch(() => {});
+  }
   if (!out.ok) {
     return out.payload.error.code === "not_found" ? { ok: false, payload: notFound(paneId) } : out;
   }
-  const newline = out.value.indexOf(10);
-  const header = new TextDecoder().decode(out.value.subarray(0, newline)).split(" ");
+  const header = out.value.replace(/\n$/, "").split(" ");
   if (header[0] !== paneId) return { ok: false, payload: notFound(paneId) };
-  const { text, escaped } = decodeCapture(out.value.subarray(newline + 1));
+  const { text, escaped } = decodeCapture(captured);
   const lines = text.replace(/\n$/, "").split("\n");
   return {
     ok: true,

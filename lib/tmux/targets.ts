@@ -3,7 +3,7 @@
 // matching or a "current pane" fallback), and how a tmux failure becomes one fixed refusal that
 // never echoes tmux's stderr, which can contain paths and names.
 import type { ServerContext } from "../mcp/server_context.ts";
-import { runTmux, runTmuxRaw, type TmuxClient } from "./tmux.ts";
+import { runTmux, type TmuxClient } from "./tmux.ts";
 import { controlCall } from "./tmux_control.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 
@@ -93,15 +93,6 @@ export function tmuxCall(
     async () => await controlCall(client, args, signal) ?? await runTmux(client, args, signal),
     signal,
   );
-}
-
-/** `tmuxCall` for output that may not be text: the bytes as tmux wrote them, from a client. */
-export function tmuxCallRaw(
-  client: TmuxClient,
-  args: string[],
-  signal?: AbortSignal,
-): Promise<TmuxOutcome<Uint8Array>> {
-  return outcome(() => runTmuxRaw(client, args, signal), signal);
 }
 
 /** A tmux client that could not start is tmux_unavailable; one that failed, its refusal. */

@@ -35,7 +35,7 @@ export function clientArgs(socket: SocketChoice): string[] {
 export type RawTmuxResult = { code: number; stdout: Uint8Array; stderr: string };
 
 /** Like runTmux, with stdout as the exact bytes tmux wrote (captures must not lose any). */
-export async function runTmuxRaw(
+async function runTmuxRaw(
   client: TmuxClient,
   args: string[],
   signal?: AbortSignal,

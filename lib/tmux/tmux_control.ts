@@ -436,6 +436,11 @@ const ROUTED: Record<string, { names: string[]; reads: boolean }> = {
   "list-windows": { names: ["-a", "-t"], reads: true },
   "list-panes": { names: ["-a", "-t"], reads: true },
   "show-options": { names: ["-s", "-g", "-t"], reads: true },
+  // Into, out of and away from a private buffer (lib/tmux/capture.ts): running such a line
+  // again through a spawned client after a lost connection is harmless, as for a read.
+  "capture-pane": { names: ["-b"], reads: true },
+  "save-buffer": { names: ["-b"], reads: true },
+  "delete-buffer": { names: ["-b"], reads: true },
   "load-buffer": { names: ["-b"], reads: false },
   "paste-buffer": { names: ["-t"], reads: false },
   "send-keys": { names: ["-t"], reads: false },
