@@ -23,7 +23,6 @@ export type {
   ServerRequest,
   Tool,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";
 export {
   InitializeRequestSchema,
   JSONRPCMessageSchema,
