@@ -181,16 +181,16 @@ function compileSchema(schema: JsonSchema, at: string, compilation: Compilation)
   if (schema.enum !== undefined) steps.push(enumCheck(schema, at));
   if (schema.oneOf !== undefined) steps.push(oneOfCheck(schema, at, compilation));
   if (has(NUMBER_KEYWORDS)) {
-    steps.push(group(isNumber, numberChecks(schema, at), typeErrorIn("number")));
+    steps.push(group(isNumber, numberCheck(schema, at), typeErrorIn("number")));
   }
   if (has(STRING_KEYWORDS)) {
-    steps.push(group(isString, stringChecks(schema, at), typeErrorIn("string")));
+    steps.push(group(isString, stringCheck(schema, at), typeErrorIn("string")));
   }
   if (has(ARRAY_KEYWORDS)) {
-    steps.push(group(Array.isArray, arrayChecks(schema, at, compilation), typeErrorIn("array")));
+    steps.push(group(Array.isArray, arrayCheck(schema, at, compilation), typeErrorIn("array")));
   }
   if (has(OBJECT_KEYWORDS)) {
-    steps.push(group(isRecord, objectChecks(schema, at, compilation), typeErrorIn("object")));
+    steps.push(group(isRecord, objectCheck(schema, at, compilation), typeErrorIn("object")));
   }
   return all(steps);
 }
@@ -213,12 +213,11 @@ function all<T>(checks: Check<T>[]): Check<T> {
 /** A keyword group: its checks for a value of its type, else the type error if it owns one. */
 function group<T>(
   isType: (value: unknown) => value is T,
-  checks: Check<T>[],
+  checks: Check<T>,
   typeError: Check | null,
 ): Check {
-  const checkAll = all(checks);
   return (value, report) => {
-    if (isType(value)) return checkAll(value, report);
+    if (isType(value)) return checks(value, report);
     return typeError ? typeError(value, report) : true;
   };
 }
@@ -317,64 +316,64 @@ function oneOfCheck(schema: JsonSchema, at: string, compilation: Compilation): C
   };
 }
 
-function numberChecks(schema: JsonSchema, at: string): Check<number>[] {
-  const checks: Check<number>[] = [];
-  // Written as ajv writes them (fail when beyond), so NaN passes as it does there.
+// A type's keywords are one closure, not one per keyword: they sit under every property of
+// every call. Each is written as ajv writes it (fail when beyond a limit), so NaN passes as it
+// does there.
+function numberCheck(schema: JsonSchema, at: string): Check<number> {
   const maximum = optionalNumber(schema, "maximum", at);
-  if (maximum !== undefined) {
-    checks.push((value, report) =>
-      !(value > maximum) || fail(report, "maximum", { limit: maximum }, schema)
-    );
-  }
   const minimum = optionalNumber(schema, "minimum", at);
-  if (minimum !== undefined) {
-    checks.push((value, report) =>
-      !(value < minimum) || fail(report, "minimum", { limit: minimum }, schema)
-    );
-  }
   const exclusiveMinimum = optionalNumber(schema, "exclusiveMinimum", at);
-  if (exclusiveMinimum !== undefined) {
-    checks.push((value, report) =>
-      !(value <= exclusiveMinimum) ||
-      fail(report, "exclusiveMinimum", { limit: exclusiveMinimum }, schema)
-    );
-  }
-  return checks;
+  return (value, report) => {
+    let valid = true;
+    if (maximum !== undefined && value > maximum) {
+      if (!report) return false;
+      valid = fail(report, "maximum", { limit: maximum }, schema);
+    }
+    if (minimum !== undefined && value < minimum) {
+      if (!report) return false;
+      valid = fail(report, "minimum", { limit: minimum }, schema);
+    }
+    if (exclusiveMinimum !== undefined && value <= exclusiveMinimum) {
+      if (!report) return false;
+      valid = fail(report, "exclusiveMinimum", { limit: exclusiveMinimum }, schema);
+    }
+    return valid;
+  };
 }
 
-function stringChecks(schema: JsonSchema, at: string): Check<string>[] {
-  const checks: Check<string>[] = [];
+function stringCheck(schema: JsonSchema, at: string): Check<string> {
   const maxLength = optionalCount(schema, "maxLength", at);
-  if (maxLength !== undefined) {
-    // A string has no more code points than UTF-16 units, so only a long one needs counting.
-    checks.push((value, report) =>
-      value.length <= maxLength || codePoints(value) <= maxLength ||
-      fail(report, "maxLength", { limit: maxLength }, schema)
-    );
-  }
   const minLength = optionalCount(schema, "minLength", at);
-  if (minLength !== undefined) {
-    // ...and at least half as many code points as units, so only a short one needs counting.
-    checks.push((value, report) =>
-      value.length >= 2 * minLength || codePoints(value) >= minLength ||
-      fail(report, "minLength", { limit: minLength }, schema)
-    );
-  }
-  if (schema.pattern !== undefined) {
-    const pattern = stringAt(schema, "pattern", at);
-    let regExp: RegExp;
-    try {
-      regExp = new RegExp(pattern, "u");
-    } catch (error) {
-      throw new Error(`schema at ${at} has a pattern that is not a Unicode regular expression`, {
-        cause: error,
-      });
+  const pattern = schema.pattern === undefined ? undefined : stringAt(schema, "pattern", at);
+  const regExp = pattern === undefined ? undefined : unicodeRegExp(pattern, at);
+  return (value, report) => {
+    let valid = true;
+    // A string has no more code points than UTF-16 units, and at least half as many, so only
+    // a string near a limit needs its code points counted.
+    if (maxLength !== undefined && value.length > maxLength && codePoints(value) > maxLength) {
+      if (!report) return false;
+      valid = fail(report, "maxLength", { limit: maxLength }, schema);
     }
-    checks.push((value, report) =>
-      regExp.test(value) || fail(report, "pattern", { pattern }, schema)
-    );
+    if (minLength !== undefined && value.length < 2 * minLength && codePoints(value) < minLength) {
+      if (!report) return false;
+      valid = fail(report, "minLength", { limit: minLength }, schema);
+    }
+    if (regExp !== undefined && !regExp.test(value)) {
+      if (!report) return false;
+      valid = fail(report, "pattern", { pattern }, schema);
+    }
+    return valid;
+  };
+}
+
+function unicodeRegExp(pattern: string, at: string): RegExp {
+  try {
+    return new RegExp(pattern, "u");
+  } catch (error) {
+    throw new Error(`schema at ${at} has a pattern that is not a Unicode regular expression`, {
+      cause: error,
+    });
   }
-  return checks;
 }
 
 /** Code points, as ajv counts lengths: a surrogate pair is one, a lone surrogate one too. */
@@ -390,51 +389,51 @@ function codePoints(text: string): number {
   return count;
 }
 
-function arrayChecks(schema: JsonSchema, at: string, compilation: Compilation): Check<unknown[]>[] {
-  const checks: Check<unknown[]>[] = [];
+function arrayCheck(schema: JsonSchema, at: string, compilation: Compilation): Check<unknown[]> {
   const maxItems = optionalCount(schema, "maxItems", at);
-  if (maxItems !== undefined) {
-    checks.push((value, report) =>
-      value.length <= maxItems || fail(report, "maxItems", { limit: maxItems }, schema)
-    );
-  }
   const minItems = optionalCount(schema, "minItems", at);
-  if (minItems !== undefined) {
-    checks.push((value, report) =>
-      value.length >= minItems || fail(report, "minItems", { limit: minItems }, schema)
-    );
-  }
-  if (schema.items !== undefined) {
-    const item = compileSchema(
-      schemaObject(schema.items, `${at}/items`),
-      `${at}/items`,
-      compilation,
-    );
-    checks.push((value, report) => {
-      let valid = true;
+  const where = `${at}/items`;
+  const item = schema.items === undefined
+    ? undefined
+    : compileSchema(schemaObject(schema.items, where), where, compilation);
+  return (value, report) => {
+    let valid = true;
+    if (maxItems !== undefined && value.length > maxItems) {
+      if (!report) return false;
+      valid = fail(report, "maxItems", { limit: maxItems }, schema);
+    }
+    if (minItems !== undefined && value.length < minItems) {
+      if (!report) return false;
+      valid = fail(report, "minItems", { limit: minItems }, schema);
+    }
+    if (item !== undefined) {
       for (let i = 0; i < value.length; i++) {
         if (!checkAt(item, value[i], i, report)) {
           if (!report) return false;
           valid = false;
         }
       }
-      return valid;
-    });
-  }
-  return checks;
+    }
+    return valid;
+  };
 }
 
-function objectChecks(
+/**
+ * `required`, `additionalProperties` and `properties` as one check. Explaining, they run one
+ * after the other as ajv runs them; otherwise one pass over the value's keys settles all three,
+ * since the order does not change a yes-or-no answer and this is every tool call's hot path.
+ */
+function objectCheck(
   schema: JsonSchema,
   at: string,
   compilation: Compilation,
-): Check<Record<string, unknown>>[] {
+): Check<Record<string, unknown>> {
   const checks: Check<Record<string, unknown>>[] = [];
-  if (schema.required !== undefined) {
-    const required = schema.required;
-    if (!Array.isArray(required) || !required.every((name) => typeof name === "string")) {
-      throw new Error(`schema at ${at} has a required that is not an array of names`);
-    }
+  const required = schema.required ?? [];
+  if (!Array.isArray(required) || !required.every((name) => typeof name === "string")) {
+    throw new Error(`schema at ${at} has a required that is not an array of names`);
+  }
+  if (required.length > 0) {
     checks.push((value, report) => {
       let valid = true;
       for (const name of required) {
@@ -454,6 +453,7 @@ function objectChecks(
     }
   }
   const additional = schema.additionalProperties;
+  let additionalCheck: Check | null = null;
   if (additional === false) {
     checks.push((value, report) => {
       let valid = true;
@@ -468,6 +468,7 @@ function objectChecks(
   } else if (additional !== undefined && additional !== true) {
     const where = `${at}/additionalProperties`;
     const check = compileSchema(schemaObject(additional, where), where, compilation);
+    additionalCheck = check;
     checks.push((value, report) => {
       let valid = true;
       for (const key in value) {
@@ -494,7 +495,29 @@ function objectChecks(
       return valid;
     });
   }
-  return checks;
+  const explain = all(checks);
+  const known = new Map<string, { check: Check | null; required: boolean }>();
+  for (const [name, check] of properties) known.set(name, { check, required: false });
+  const requiredNames = new Set(required);
+  for (const name of requiredNames) {
+    known.set(name, { check: properties.get(name) ?? null, required: true });
+  }
+  const closed = additional === false;
+  const otherCheck = additionalCheck;
+  return (value, report) => {
+    if (report) return explain(value, report);
+    let requiredSeen = 0;
+    for (const key in value) {
+      const property = known.get(key);
+      if (property === undefined) {
+        if (closed || (otherCheck && !otherCheck(value[key], null))) return false;
+      } else {
+        if (property.check && !property.check(value[key], null)) return false;
+        if (property.required) requiredSeen++;
+      }
+    }
+    return requiredSeen === requiredNames.size;
+  };
 }
 
 /** Equality of JSON values: primitives by identity, arrays and objects by their contents. */
