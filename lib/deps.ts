@@ -2,11 +2,11 @@
 // remote `deno run https://…/main.ts` does not read deno.json's import map, so bare specifiers
 // would not resolve there; full specifiers work from a checkout, a URL and a bundle alike.
 // From the MCP SDK the server takes only types, which cost nothing at run time: its Server and
-// zod schemas held about 27 MiB of the process's memory (lib/mcp/mcp_session.ts speaks MCP).
+// zod schemas held about 27 MiB of the process's memory (lib/mcp/mcp_session.ts speaks MCP), and
+// ajv 15 MiB more (lib/mcp/schema_validator.ts checks inputs; ajv checks it in the tests).
 export type {
   CallToolResult,
   JSONRPCMessage,
   Tool,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 export type { Transport } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
-export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";

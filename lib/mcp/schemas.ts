@@ -1,11 +1,13 @@
-// Validating against the JSON Schemas the server advertises, with ajv's 2020-12 build: the same
-// validator checks tool inputs at the edge and, in tests, every result. tmux_run's schemas are
-// the contract's files, loaded as JSON modules so they travel with the code (checkout, URL or
+// Validating tool inputs against the JSON Schemas the server advertises, and saying what is
+// wrong in words an agent can act on. The checking is our own validator for the subset our
+// schemas use (schema_validator.ts), not ajv, which would cost the server about 15 MiB; the tests
+// keep ajv as the reference and check every result with it. tmux_run's schemas are the
+// contract's files, loaded as JSON modules so they travel with the code (checkout, URL or
 // bundle); the general tools build theirs in TypeScript (json_schema.ts, tools/toolkit.ts).
-import { Ajv2020 } from "../deps.ts";
 import tmuxRunInput from "../../schemas/tmux_run.input.schema.json" with { type: "json" };
 import tmuxRunOutput from "../../schemas/tmux_run.output.schema.json" with { type: "json" };
 import type { JsonSchema, Schema } from "./json_schema.ts";
+import { conforms, type SchemaError, schemaErrors } from "./schema_validator.ts";
 
 export type { JsonSchema };
 
@@ -15,21 +17,17 @@ export const schemas: { tmuxRunInput: JsonSchema; tmuxRunOutput: JsonSchema } = 
   tmuxRunOutput,
 };
 
-const ajv = new Ajv2020({ allErrors: false, strict: false });
-
 /**
  * Whether `value` is valid against `schema`, as a type guard: a valid value has the type the
- * schema names. ajv caches by schema object, so each schema is compiled once.
+ * schema names. Each schema is compiled once.
  */
 export function isValid<T>(schema: Schema<T>, value: unknown): value is T {
-  return ajv.compile<T>(schema)(value);
+  return conforms(schema, value);
 }
 
-// A second validator that collects every error with its schema, used only once an input has
-// already failed, to say which field broke which rule. Messages name fields, rules and limits
-// from the schema; they never quote the value, which may be a secret or a long script.
-const explainer = new Ajv2020({ allErrors: true, strict: false, verbose: true });
-const explainers = new WeakMap<JsonSchema, ReturnType<typeof explainer.compile>>();
+// Once an input has failed, every error is collected with its schema to say which field broke
+// which rule. Messages name fields, rules and limits from the schema; they never quote the
+// value, which may be a secret or a long script.
 
 /** What a field means, for the fields of tmux_run, whose contract schema has no descriptions. */
 const FIELD_HINTS: Record<string, string> = {
@@ -65,13 +63,6 @@ const TYPE_NAMES: Record<string, string> = {
   null: "null",
 };
 
-type SchemaError = {
-  keyword: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  parentSchema?: JsonSchema;
-};
-
 /** `/target/generation` → `target.generation`; `/patterns/0` → `patterns[0]`. */
 function fieldName(pointer: string): string {
   let name = "";
@@ -100,7 +91,7 @@ function join(path: string, key: string): string {
 function describeError(error: SchemaError): string | null {
   const field = fieldName(error.instancePath);
   const p = error.params;
-  const parent = error.parentSchema ?? {};
+  const parent = error.parentSchema;
   const hintFor = (name: string, schema: JsonSchema | undefined) => {
     const hint = FIELD_HINTS[name] ??
       (typeof schema?.description === "string" ? schema.description : undefined);
@@ -165,13 +156,8 @@ function describeError(error: SchemaError): string | null {
  * when it does not fail. Never contains the value itself.
  */
 export function inputProblems(schema: JsonSchema, value: unknown): string | null {
-  let validate = explainers.get(schema);
-  if (!validate) {
-    validate = explainer.compile(schema);
-    explainers.set(schema, validate);
-  }
-  if (validate(value)) return null;
-  const errors: SchemaError[] = validate.errors ?? [];
+  const errors = schemaErrors(schema, value);
+  if (errors.length === 0) return null;
   const messages = [...new Set(errors.map(describeError).filter((m) => m !== null))];
   if (messages.length === 0) {
     const fields = [...new Set(errors.map((e) => fieldName(e.instancePath) || "the arguments"))];
@@ -180,11 +166,4 @@ export function inputProblems(schema: JsonSchema, value: unknown): string | null
   const shown = messages.slice(0, 4);
   const more = messages.length - shown.length;
   return shown.join("; ") + (more > 0 ? `; and ${more} more` : "");
-}
-
-/** The validator's explanation of why `value` fails `schema`, for tests only. */
-export function validationErrors(schema: JsonSchema, value: unknown): string {
-  const validate = ajv.compile(schema);
-  validate(value);
-  return ajv.errorsText(validate.errors);
 }

@@ -1,7 +1,7 @@
 // Wires the tools to MCP. It binds to one tmux socket (making the server_generation), opens
 // the enrollment channel when tmux_run is on, advertises the selected tools with their exact
-// JSON Schemas, validates every input with ajv before a handler sees it, and cleans up every
-// file it made on close.
+// JSON Schemas, validates every input (lib/mcp/schema_validator.ts) before a handler sees it,
+// and cleans up every file it made on close.
 import process from "node:process";
 import { CATALOG, selectTools } from "./catalog.ts";
 import { type Config, UsageError } from "./config.ts";

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import type { Completion } from "./frames.ts";
 import { failurePayload, type Receipt, RunFailure, type RunFailureCode } from "./run_outcome.ts";
-import { isValid, schemas, validationErrors } from "../mcp/schemas.ts";
+import { schemas } from "../mcp/schemas.ts";
+import { ajvAccepts, validationErrors } from "../../tests/schema_oracle.ts";
 import { POLICY_DENIED, refusal } from "../mcp/tool_result.ts";
 
 const RECEIPT: Receipt = {
@@ -154,7 +155,7 @@ for (const row of TABLE) {
       });
     }
     assert.ok(
-      isValid(schemas.tmuxRunOutput, payload),
+      ajvAccepts(schemas.tmuxRunOutput, payload),
       validationErrors(schemas.tmuxRunOutput, payload),
     );
   });
@@ -166,7 +167,7 @@ Deno.test("gate refusals outside tmux_run's handler are valid results without ef
     assert.equal(payload.error.delivery, "not_sent");
     assert.ok(!("effects" in payload.error));
     assert.ok(
-      isValid(schemas.tmuxRunOutput, payload),
+      ajvAccepts(schemas.tmuxRunOutput, payload),
       validationErrors(schemas.tmuxRunOutput, payload),
     );
   }
