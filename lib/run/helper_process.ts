@@ -147,8 +147,6 @@ function handleServerMessage(
     .finally(() => {
       active.delete(runId);
       done.resolve();
-      // The next run's launcher starts now, after this run answered, off any run's path.
-      launchers.warm();
     });
 }
 

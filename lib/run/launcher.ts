@@ -1,9 +1,8 @@
 // How a script's `sh` starts as the leader of its own process group. Deno cannot set a child's
 // process group, so `sh` is started through a few lines of perl (in /usr/bin on Linux and macOS
 // alike, started with an empty environment so no PERL5OPT or locale reaches it). Starting perl
-// costs about 2 ms, so the helper keeps one started ahead of the next run, starting it once a run
-// is over (started while a run took one, the spawn cost that run about 1.5 ms), and a run only
-// hands over its directory, umask, script and environment: the launcher makes itself the
+// costs about 2 ms, so the helper starts the next launcher as soon as it takes one, and a run
+// only hands over its directory, umask, script and environment: the launcher makes itself the
 // leader of a new group in the same session (so `/dev/tty` still works), closes every descriptor
 // above 2, says so with one byte on stderr, waits on stdin for the run, and execs
 // `/bin/sh -c script`. Only a launcher that has said it is ready is used, so a stop never aims
@@ -64,7 +63,7 @@ function startLauncher(): Launcher {
 export class Launchers {
   #spare: Launcher | null = null;
 
-  /** Starts a launcher ahead of the next run, unless one is waiting already. */
+  /** Starts the first launcher ahead of the first run. */
   warm(): void {
     this.#spare ??= startLauncher();
   }
@@ -77,10 +76,10 @@ export class Launchers {
     let launcher: Launcher;
     try {
       launcher = this.#spare ?? startLauncher();
+      this.#spare = startLauncher();
     } catch {
-      return null;
-    } finally {
       this.#spare = null;
+      return null;
     }
     if (!await launcher.ready) return null;
     const fields = [
