@@ -272,6 +272,7 @@ async function runCommand(
   let lastProgress = started;
   let lines: string[] = [];
   let escaped = false;
+  let waitedForPrompt = false;
   while (true) {
     const shot = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
     if (shot === null || extra.signal.aborted) return CANCELLED;
@@ -286,15 +287,22 @@ async function runCommand(
     );
     lines = first < 0 && last < 0 ? [] : all.slice(first + 1, last < 0 ? undefined : last + 1);
     if (last >= 0) {
-      const status = Number(done.exec(all[last])![1]);
-      const output = [...lines.slice(0, -1), all[last].replace(done, "")];
-      if (output.at(-1) === "") output.pop();
-      record.unfinished = null;
-      // The shell draws its prompt right after the end marker: remember it, over an empty line.
-      if (shot.value.historySize + shot.value.cursorY > last) {
-        record.prompt = cursorLine(shot.value).beforeCursor;
+      // The shell draws its prompt right after the end marker: remember it. A look that came
+      // before the prompt was drawn sees an empty line there, so it waits once for the drawing
+      // (a prompt that is really empty is taken after that wait).
+      const belowMarker = shot.value.historySize + shot.value.cursorY > last;
+      const prompt = cursorLine(shot.value).beforeCursor;
+      if (belowMarker && prompt === "" && !waitedForPrompt) {
+        waitedForPrompt = true;
+        await output.wake(POLL_MS, extra.signal);
+        continue;
       }
-      return finish(output, status, false, first < 0);
+      const status = Number(done.exec(all[last])![1]);
+      const printed = [...lines.slice(0, -1), all[last].replace(done, "")];
+      if (printed.at(-1) === "") printed.pop();
+      record.unfinished = null;
+      if (belowMarker) record.prompt = prompt;
+      return finish(printed, status, false, first < 0);
     }
     if (Date.now() >= deadline) return finish(lines, null, true, false);
     if (extra.progress && Date.now() - lastProgress >= 1000) {
