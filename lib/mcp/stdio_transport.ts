@@ -17,6 +17,7 @@ import {
   PARSE_ERROR,
 } from "./json_rpc.ts";
 import { concatBytes } from "../bytes.ts";
+import { LineWriter, messageLine } from "./line_writer.ts";
 
 /** The SDK's read buffer, kept as our limit: the longest line (in bytes) read as a message. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -118,6 +119,7 @@ export class StdioLineTransport implements Transport {
   #oversized: TopLevelIdScanner | null = null;
   #onUnanswerable: () => void;
   #closed = false;
+  #lines = new LineWriter((bytes) => Deno.stdout.write(bytes));
 
   constructor(options: { onUnanswerable: () => void }) {
     this.#onUnanswerable = options.onUnanswerable;
@@ -145,12 +147,9 @@ export class StdioLineTransport implements Transport {
   }
 
   #write(message: JSONRPCMessage | ErrorReply): Promise<void> {
-    return new Promise((resolve, reject) => {
-      process.stdout.write(
-        `${JSON.stringify(message)}\n`,
-        (error) => error ? reject(error) : resolve(),
-      );
-    });
+    return this.#lines.write(
+      "error" in message ? [`${JSON.stringify(message)}\n`] : messageLine(message),
+    );
   }
 
   #onerror = (error: Error) => this.onerror?.(error);

@@ -1,0 +1,33 @@
+// The line a tool result becomes is the JSON the message is, whatever its size and characters,
+// and lines reach the sink whole and in order even when the sink takes a little at a time.
+import assert from "node:assert/strict";
+import { LineWriter, messageLine } from "./line_writer.ts";
+import { success, toCallToolResult } from "./tool_result.ts";
+
+const TEXT = 'a"b\\c\n😀 ünï\u0000'.repeat(20000);
+
+Deno.test("a tool result's line parses to the message, its payload written twice", () => {
+  const result = toCallToolResult(success({ stdout: TEXT, n: 1 }));
+  const message = { jsonrpc: "2.0" as const, id: "r-7", result };
+  const line = messageLine(message).join("");
+  assert.ok(line.endsWith("}\n") && line.indexOf("\n") === line.length - 1, "one line");
+  assert.deepEqual(JSON.parse(line), JSON.parse(JSON.stringify(message)));
+  const other = { jsonrpc: "2.0" as const, id: 3, result: { content: [], isError: false } };
+  assert.deepEqual(messageLine(other), [`${JSON.stringify(other)}\n`], "any other result as is");
+});
+
+Deno.test("lines reach a sink that takes a little at a time whole, in order, unsplit", async () => {
+  const received: Uint8Array[] = [];
+  const writer = new LineWriter((bytes) => {
+    const taken = bytes.slice(0, 1000);
+    received.push(taken);
+    return Promise.resolve(taken.length);
+  });
+  const first = messageLine({ jsonrpc: "2.0", id: 1, result: toCallToolResult(success(TEXT)) });
+  const second = messageLine({ jsonrpc: "2.0", id: 2, result: {} });
+  await Promise.all([writer.write(first), writer.write(second)]);
+  const all = new TextDecoder("utf-8", { fatal: true }).decode(
+    new Uint8Array(received.flatMap((part) => [...part])),
+  );
+  assert.equal(all, first.join("") + second.join(""));
+});
