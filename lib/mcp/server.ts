@@ -62,13 +62,12 @@ const HELPER_PERMISSIONS = [
 /**
  * The V8 flags we recommend for the server itself (deno.json's `start` and `compile` tasks, the
  * release workflow, the client configuration in README.md, bench/bench.ts and bench/soak.ts;
- * tests/v8_flags_test.ts keeps them the same). 1 MiB semi-spaces instead of V8's 16 MiB: over 2000
- * `tmux_run` calls its RSS went from about 80 to 142-157 MiB without, 71 to 97-102 MiB with
- * (`deno run -A bench/soak.ts --server-v8-flags=`). `--optimize-for-size` collects the old
- * generation sooner: peak RSS with 8 enrolled panes and full-size outputs 100-103 MiB against
- * 125-131 MiB, for about 2.5 ms more per full-size output (`deno task bench`, README.md).
+ * tests/v8_flags_test.ts keeps them the same): 1 MiB semi-spaces instead of V8's 16 MiB, which
+ * V8 otherwise grows into and keeps. README.md has the figures (bench/soak.ts, `deno task bench`),
+ * and those of `--optimize-for-size`, which saves some 10 MiB more for about 1 ms per full-size
+ * output.
  */
-export const SERVER_V8_FLAGS = "--max-semi-space-size=1,--optimize-for-size";
+export const SERVER_V8_FLAGS = "--max-semi-space-size=1";
 
 /**
  * How the shell starts the helper. A compiled binary runs itself with `helper`; a bundle runs
