@@ -208,11 +208,11 @@ const SHELL_GONE = "the enrolled shell is gone (it exited or the pane was respaw
 /** Sends the request and waits for the helper's `ready`, which names the helper's pid. */
 async function prepare(run: Run): Promise<{ digest: string; helperPid: number }> {
   const { shell, slot } = run;
-  if (!await isSameProcess(shell.identity)) {
+  const [same, digest] = await Promise.all([isSameProcess(shell.identity), sha256Hex(run.script)]);
+  if (!same) {
     shell.discard();
     throw new RunFailure("stale_target", SHELL_GONE);
   }
-  const digest = await sha256Hex(run.script);
   const token = randomHex();
   await shell.sendLine(`R ${slot.runId} ${token} ${digest}`);
 
@@ -261,8 +261,11 @@ async function awaitShell(run: Run): Promise<RunEvent> {
 /** The guard's grant as a receipt, once the helper proved to be the enrolled shell's child. */
 async function authorizeRun(run: Run, digest: string, helperPid: number): Promise<Receipt> {
   const { server, shell } = run;
-  const helper = await readIdentity(helperPid);
-  if (!helper || helper.parentPid !== shell.identity.pid || !await isSameProcess(shell.identity)) {
+  const [helper, shellSame] = await Promise.all([
+    readIdentity(helperPid),
+    isSameProcess(shell.identity),
+  ]);
+  if (!helper || helper.parentPid !== shell.identity.pid || !shellSame) {
     throw new RunFailure("transport_error", "the helper is not the enrolled shell's child");
   }
   await server.hooks.beforeGuard?.(shell.paneId);
