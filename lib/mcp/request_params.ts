@@ -65,6 +65,7 @@ export const setLevelParams: ParamsReader<{ level: LoggingLevel }> = ({ level })
   return { params: { level: known } };
 };
 
+/** A `name` and an `arguments` object, as tools/call and prompts/get both take them. */
 export const callToolParams: ParamsReader<{ name: string; arguments: Record<string, unknown> }> = (
   params,
 ) => {
@@ -83,16 +84,14 @@ export const readResourceParams: ParamsReader<{ uri: string }> = ({ uri }) => {
 export const getPromptParams: ParamsReader<{ name: string; arguments: Record<string, string> }> = (
   params,
 ) => {
-  const { name } = params;
-  const args = params.arguments ?? {};
-  if (typeof name !== "string") return problem("name", "must be a string");
-  if (!isObject(args)) return problem("arguments", "must be an object");
+  const reading = callToolParams(params);
+  if ("problem" in reading) return reading;
   const strings: Record<string, string> = {};
-  for (const [key, value] of Object.entries(args)) {
+  for (const [key, value] of Object.entries(reading.params.arguments)) {
     if (typeof value !== "string") return problem("arguments", "must map names to strings");
     strings[key] = value;
   }
-  return { params: { name, arguments: strings } };
+  return { params: { name: reading.params.name, arguments: strings } };
 };
 
 /** The severity order of `notifications/message` levels, for logging/setLevel's filter. */
