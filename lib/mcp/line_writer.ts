@@ -42,6 +42,19 @@ export class LineWriter {
     return written;
   }
 
+  /**
+   * Resolves once every line handed over so far is written and, a turn of the event loop later,
+   * no new one has come: shutdown waits for it so the answers it caused reach the client.
+   */
+  async idle(): Promise<void> {
+    while (true) {
+      const last = this.#previous;
+      await last;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (last === this.#previous) return;
+    }
+  }
+
   async #writeNow(pieces: string[]): Promise<void> {
     for (const piece of pieces) {
       let offset = 0;

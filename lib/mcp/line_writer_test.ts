@@ -31,3 +31,17 @@ Deno.test("lines reach a sink that takes a little at a time whole, in order, uns
   );
   assert.equal(all, first.join("") + second.join(""));
 });
+
+Deno.test("idle waits for every line handed over, even one handed over while it waits", async () => {
+  const written: string[] = [];
+  const writer = new LineWriter(async (bytes) => {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    written.push(new TextDecoder().decode(bytes));
+    return bytes.length;
+  });
+  writer.write(["first\n"]);
+  const idle = writer.idle();
+  setTimeout(() => writer.write(["second\n"]), 0);
+  await idle;
+  assert.deepEqual(written, ["first\n", "second\n"]);
+});

@@ -25,8 +25,12 @@ import { closeControlConnections } from "../tmux/tmux_control.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "./tool_result.ts";
 import helperScript from "../../helper.sh" with { type: "text" };
 import { VERSION } from "../version.ts";
+import { delay } from "../delay.ts";
 
 export class StartupError extends Error {}
+
+/** How long shutdown waits for its answers to be written before it exits regardless. */
+const ANSWERS_WRITTEN_MS = 1000;
 
 export type StartOptions = {
   /** Read-only for the server's life: tests use them to cause a fault at an exact phase. */
@@ -217,9 +221,15 @@ export async function serveStdio(config: Config): Promise<void> {
     }${enroll}`,
   );
   // Shutdown stops every in-flight script's group and answers its call (lib/run/enrollment.ts
-  // close), then removes the files; the exit status is 0 on EOF and 128+n on signal n.
+  // close), then removes the files and waits (a bounded time, for a client that stopped reading)
+  // until those answers are written; the exit status is 0 on EOF and 128+n on signal n.
   let closing: Promise<void> | null = null;
-  const shutdown = (status: number) => closing ??= server.close().then(() => Deno.exit(status));
+  // A request too long to read whose id is unreadable leaves its client waiting: end visibly.
+  const transport = new StdioLineTransport({ onUnanswerable: () => shutdown(1) });
+  const shutdown = (status: number) =>
+    closing ??= server.close()
+      .then(() => Promise.race([transport.written(), delay(ANSWERS_WRITTEN_MS)]))
+      .then(() => Deno.exit(status));
   const signals: [Deno.Signal, number][] = [["SIGHUP", 1], ["SIGINT", 2], ["SIGTERM", 15]];
   for (const [signal, number] of signals) {
     Deno.addSignalListener(signal, () => shutdown(128 + number));
@@ -227,7 +237,5 @@ export async function serveStdio(config: Config): Promise<void> {
   // The client closing our stdin is the ordinary way an MCP stdio session ends.
   process.stdin.on("end", () => shutdown(0));
   server.mcp.onclose = () => shutdown(0);
-  // A request too long to read whose id is unreadable leaves its client waiting: end visibly.
-  const transport = new StdioLineTransport({ onUnanswerable: () => shutdown(1) });
   await server.mcp.connect(transport);
 }

@@ -142,6 +142,11 @@ export class StdioLineTransport implements Transport {
     return Promise.resolve();
   }
 
+  /** Resolves once every answer sent so far is written (lib/mcp/line_writer.ts). */
+  written(): Promise<void> {
+    return this.#lines.idle();
+  }
+
   send(message: JSONRPCMessage): Promise<void> {
     return this.#write(message);
   }
