@@ -280,6 +280,61 @@ Deno.test("a capture through a control connection keeps lines that look like its
     }
   }));
 
+/** Whether this process may give a child its own mount namespace (root, and unshare allowed). */
+async function canUnshareMounts(): Promise<boolean> {
+  if (Deno.build.os !== "linux" || Deno.uid() !== 0) return false;
+  const probe = await new Deno.Command("unshare", {
+    args: ["--mount", "--propagation", "private", "true"],
+    stdout: "null",
+    stderr: "null",
+  }).output().catch(() => null);
+  return probe?.success ?? false;
+}
+
+Deno.test({
+  name: "a capture is right when the tmux server sees another /tmp than this process",
+  ignore: !await canUnshareMounts(),
+  fn: async () => {
+    // A tmux server in its own mount namespace with a tmpfs over /tmp, its socket outside /tmp:
+    // through the control connection it writes the capture file into its own /tmp.
+    const dir = await Deno.makeTempDir({ dir: "/dev/shm", prefix: "tmux-mcp-ns-" });
+    const tmux: TmuxClient = { bin: "tmux", socket: { kind: "path", path: `${dir}/socket` } };
+    try {
+      const started = await new Deno.Command("unshare", {
+        args: [
+          "--mount",
+          "--propagation",
+          "private",
+          "sh",
+          "-c",
+          `mount -t tmpfs tmpfs /tmp && exec tmux -u -S '${dir}/socket' -f /dev/null ` +
+          `new-session -d -x 80 -y 24 -- sh -c 'echo marker-in-namespace; exec sleep 1000'`,
+        ],
+      }).output();
+      assert.ok(started.success, new TextDecoder().decode(started.stderr));
+      await waitFor(
+        "the pane to show its line",
+        async () =>
+          (await runTmux(tmux, ["capture-pane", "-p", "-t", "%0"])).stdout.includes("marker"),
+      );
+      await controlRun(tmux, "%0", ["display-message", "-p", "open"]);
+      const shot = await snapshot(tmux, "%0");
+      assert.ok(shot.ok, JSON.stringify(shot));
+      assert.ok(shot.value.lines.includes("marker-in-namespace"), JSON.stringify(shot.value));
+      assert.equal((await runTmux(tmux, ["list-buffers"])).stdout, "", "no buffer is left");
+    } finally {
+      await closeControlConnections();
+      await runTmux(tmux, ["kill-server"]).catch(() => {});
+      await waitFor(
+        "the namespaced tmux server to go",
+        async () =>
+          !(await new Deno.Command("pgrep", { args: ["-f", `${dir}/socket`] }).output()).success,
+      );
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
 Deno.test(
   "the guard's command line runs in one queue turn: a respawn released by it runs after it",
   () =>

@@ -4,7 +4,7 @@
 // when that text has moved we find it again, and when it is gone we say lines may be missed
 // rather than guess. Cursors carry all of this, so they are stateless and survive between calls.
 import type { TmuxClient } from "./tmux.ts";
-import { notFound, tmuxCall, type TmuxOutcome } from "./targets.ts";
+import { notFound, tmuxCall, tmuxCallSpawned, type TmuxOutcome } from "./targets.ts";
 import { decodeUtf8 } from "../utf8.ts";
 import { randomHex } from "../ids.ts";
 
@@ -49,39 +49,48 @@ export async function snapshot(
 ): Promise<TmuxOutcome<Snapshot>> {
   const buffer = `tmux-mcp-${randomHex(8)}`;
   const file = await Deno.makeTempFile({ prefix: "tmux-mcp-capture-" });
+  const line = [
+    "display-message",
+    "-p",
+    "-t",
+    paneId,
+    "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y} " +
+    "#{pane_current_command}",
+    ";",
+    "capture-pane",
+    "-b",
+    buffer,
+    "-t",
+    paneId,
+    "-S",
+    "-",
+    "-E",
+    "-",
+    ";",
+    "save-buffer",
+    "-b",
+    buffer,
+    file,
+    ";",
+    "delete-buffer",
+    "-b",
+    buffer,
+  ];
   let out: TmuxOutcome<string>;
   let captured: Uint8Array;
   try {
-    out = await tmuxCall(client, [
-      "display-message",
-      "-p",
-      "-t",
-      paneId,
-      "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y} " +
-      "#{pane_current_command}",
-      ";",
-      "capture-pane",
-      "-b",
-      buffer,
-      "-t",
-      paneId,
-      "-S",
-      "-",
-      "-E",
-      "-",
-      ";",
-      "save-buffer",
-      "-b",
-      buffer,
-      file,
-      ";",
-      "delete-buffer",
-      "-b",
-      buffer,
-    ], signal);
-    // A line that failed after the capture leaves its buffer: take it away.
-    if (!out.ok) await tmuxCall(client, ["delete-buffer", "-b", buffer]).catch(() => {});
+    out = await tmuxCall(client, line, signal);
     captured = out.ok ? await Deno.readFile(file) : new Uint8Array();
+    // Through a control connection the tmux server writes FILE itself. One that sees another
+    // /tmp than we do (another mount namespace) fails, or writes its own file and leaves ours
+    // empty, though a capture always holds a line. A spawned client writes FILE in our view.
+    if (!out.ok ? out.payload.error.code !== "not_found" : captured.length === 0) {
+      await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
+      out = await tmuxCallSpawned(client, line, signal);
+      captured = out.ok ? await Deno.readFile(file) : new Uint8Array();
+    }
+    // A line that failed after the capture leaves its buffer: take it away.
+    if (!out.ok) await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
   } finally {
     await Deno.remove(file).catch(() => {});
   }

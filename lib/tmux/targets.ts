@@ -95,6 +95,15 @@ export function tmuxCall(
   );
 }
 
+/** `tmuxCall` through a spawned client only, for a line a control connection could not run. */
+export function tmuxCallSpawned(
+  client: TmuxClient,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<string>> {
+  return outcome(() => runTmux(client, args, signal), signal);
+}
+
 /** A tmux client that could not start is tmux_unavailable; one that failed, its refusal. */
 async function outcome<T>(
   run: () => Promise<{ code: number; stdout: T; stderr: string }>,
