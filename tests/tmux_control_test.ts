@@ -22,6 +22,7 @@ import {
 } from "../lib/tmux/tmux_control.ts";
 import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
 import { snapshot } from "../lib/tmux/capture.ts";
+import { labTmuxBinary } from "../lib/cli/private_lab.ts";
 
 /** The client flags of each control client attached to the lab's server. */
 async function controlClients(lab: Lab): Promise<string[]> {
@@ -298,7 +299,8 @@ Deno.test({
     // A tmux server in its own mount namespace with a tmpfs over /tmp, its socket outside /tmp:
     // through the control connection it writes the capture file into its own /tmp.
     const dir = await Deno.makeTempDir({ dir: "/dev/shm", prefix: "tmux-mcp-ns-" });
-    const tmux: TmuxClient = { bin: "tmux", socket: { kind: "path", path: `${dir}/socket` } };
+    const bin = await labTmuxBinary();
+    const tmux: TmuxClient = { bin, socket: { kind: "path", path: `${dir}/socket` } };
     try {
       const started = await new Deno.Command("unshare", {
         args: [
@@ -307,7 +309,7 @@ Deno.test({
           "private",
           "sh",
           "-c",
-          `mount -t tmpfs tmpfs /tmp && exec tmux -u -S '${dir}/socket' -f /dev/null ` +
+          `mount -t tmpfs tmpfs /tmp && exec '${bin}' -u -S '${dir}/socket' -f /dev/null ` +
           `new-session -d -x 80 -y 24 -- sh -c 'echo marker-in-namespace; exec sleep 1000'`,
         ],
       }).output();

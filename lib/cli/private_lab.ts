@@ -14,7 +14,7 @@ const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
  * The tmux the lab runs: LIBTMUX_TMUX_BIN, else the first `tmux` on PATH, as an absolute path so
  * that every client and the pane's shell (whose PATH leads with its directory) use the same one.
  */
-async function labTmuxBinary(): Promise<string> {
+export async function labTmuxBinary(): Promise<string> {
   const configured = Deno.env.get("LIBTMUX_TMUX_BIN");
   if (configured) return configured.includes("/") ? await Deno.realPath(configured) : configured;
   for (const dir of (Deno.env.get("PATH") ?? SYSTEM_PATH).split(":")) {
