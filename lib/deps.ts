@@ -2,7 +2,7 @@
 // remote `deno run https://…/main.ts` does not read deno.json's import map, so bare specifiers
 // would not resolve there; full specifiers work from a checkout, a URL and a bundle alike.
 // From the MCP SDK the server takes only types, which cost nothing at run time: its Server and
-// zod schemas held about 27 MiB of the process's memory (lib/mcp/mcp_session.ts speaks MCP), and
+// zod schemas held about 27 MiB of the process's memory (lib/mcp/wire/mcp_session.ts speaks MCP), and
 // ajv 15 MiB more (lib/mcp/schema_validator.ts checks inputs; ajv checks it in the tests).
 export type {
   CallToolResult,

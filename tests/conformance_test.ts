@@ -6,7 +6,7 @@
 // otherwise ends the server with a stderr line and a non-zero status, never silently.
 import assert from "node:assert/strict";
 import { randomHex } from "../lib/ids.ts";
-import { MAX_LINE_BYTES } from "../lib/mcp/stdio_transport.ts";
+import { MAX_LINE_BYTES } from "../lib/mcp/wire/stdio_transport.ts";
 import { clientEnvironment, type Payload } from "./harness.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;

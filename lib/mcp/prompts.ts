@@ -1,9 +1,9 @@
 // Short workflows an agent or person can pick from a client's prompt menu. They are text only
 // and never contact tmux, so they work with no tools selected and with no tmux server running;
 // each steers to the tool that fits, rather than repeating the tools' descriptions.
-import { INVALID_PARAMS } from "./json_rpc.ts";
-import { type McpSession, ProtocolError } from "./mcp_session.ts";
-import { getPromptParams, listParams } from "./request_params.ts";
+import { INVALID_PARAMS } from "./wire/json_rpc.ts";
+import { type McpSession, ProtocolError } from "./wire/mcp_session.ts";
+import { getPromptParams, listParams } from "./wire/request_params.ts";
 
 type Prompt = {
   name: string;

@@ -2,9 +2,9 @@
 // They are registered whatever tools are selected (toolsets govern tools, not resources), read
 // tmux at the moment they are read, and reuse the inspect tools' code, so a resource and the
 // matching tool can never disagree.
-import { INTERNAL_ERROR, RESOURCE_NOT_FOUND } from "./json_rpc.ts";
-import { type McpSession, ProtocolError } from "./mcp_session.ts";
-import { listParams, readResourceParams } from "./request_params.ts";
+import { INTERNAL_ERROR, RESOURCE_NOT_FOUND } from "./wire/json_rpc.ts";
+import { type McpSession, ProtocolError } from "./wire/mcp_session.ts";
+import { listParams, readResourceParams } from "./wire/request_params.ts";
 import { registerPrompts } from "./prompts.ts";
 import type { ServerContext, ToolDefinition } from "./server_context.ts";
 import {

@@ -2,7 +2,7 @@
 // and lines reach the sink whole and in order even when the sink takes a little at a time.
 import assert from "node:assert/strict";
 import { LineWriter, messageLine } from "./line_writer.ts";
-import { success, toCallToolResult } from "./tool_result.ts";
+import { success, toCallToolResult } from "../tool_result.ts";
 
 const TEXT = 'a"b\\c\n😀 ünï\u0000'.repeat(20000);
 

@@ -3,8 +3,8 @@
 // structuredContent): the payload is serialized once and written twice, and the line is encoded
 // piece by piece into one reused buffer, not built as one string and encoded into one array.
 // Less garbage per answer means fewer collections for V8 (bench/bench.ts, the full-size output).
-import type { JSONRPCMessage } from "../deps.ts";
-import { payloadJsonOf } from "./tool_result.ts";
+import type { JSONRPCMessage } from "../../deps.ts";
+import { payloadJsonOf } from "../tool_result.ts";
 
 /** How much of a line is encoded and written at a time: a pipe's capacity. */
 const WRITE_BYTES = 65536;

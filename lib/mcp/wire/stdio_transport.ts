@@ -7,7 +7,7 @@
 // line whose id cannot be read ends the server, after one line on stderr, through the caller's
 // onUnanswerable (which exits non-zero): its client would otherwise wait for ever.
 import process from "node:process";
-import type { JSONRPCMessage, Transport } from "../deps.ts";
+import type { JSONRPCMessage, Transport } from "../../deps.ts";
 import {
   INVALID_PARAMS,
   INVALID_REQUEST,
@@ -16,7 +16,7 @@ import {
   jsonRpcMessageOf,
   PARSE_ERROR,
 } from "./json_rpc.ts";
-import { concatBytes } from "../bytes.ts";
+import { concatBytes } from "../../bytes.ts";
 import { LineWriter, messageLine } from "./line_writer.ts";
 
 /** The SDK's read buffer, kept as our limit: the longest line (in bytes) read as a message. */

@@ -3,7 +3,7 @@
 // unknown method, -32602 naming the field, a cancelled request's handler aborted and its late
 // answer never sent, progress only for a request that asked, the log level honoured.
 import assert from "node:assert/strict";
-import type { JSONRPCMessage, Transport } from "../deps.ts";
+import type { JSONRPCMessage, Transport } from "../../deps.ts";
 import { isObject } from "./json_rpc.ts";
 import { McpSession, PROTOCOL_VERSIONS, type RequestContext } from "./mcp_session.ts";
 import { callToolParams } from "./request_params.ts";

@@ -3,7 +3,7 @@
 // handler aborted (and its late answer dropped), progress and log notifications sent, and every
 // error one bounded line. It stands in for the SDK's Server, whose zod schemas and validators
 // cost this process about 27 MiB of resident memory for the little of them it used.
-import type { JSONRPCMessage, Transport } from "../deps.ts";
+import type { JSONRPCMessage, Transport } from "../../deps.ts";
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,

@@ -2,7 +2,7 @@
 // line is, checked by hand. The SDK checks messages with zod schemas, and loading them (with
 // the SDK's Server) cost the server process about 27 MiB of its resident memory; these few
 // checks are all the server needs (bench/bench.ts prints its memory).
-import type { JSONRPCMessage } from "../deps.ts";
+import type { JSONRPCMessage } from "../../deps.ts";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
