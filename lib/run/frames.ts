@@ -3,6 +3,7 @@
 // by content: every frame is two big-endian u32 lengths, a JSON header, then raw body bytes.
 // Headers are typed here once and checked where they enter.
 import type { StopReport } from "./process_group.ts";
+import { concatBytes } from "../bytes.ts";
 
 export type Completion =
   | { state: "exited"; exit_status: number; signal: null }
@@ -38,14 +39,22 @@ const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export class MalformedFrame extends Error {}
 
 export function encodeFrame(header: object, body: Uint8Array = new Uint8Array()): Uint8Array {
+  return concatBytes(frameParts(header, [body]));
+}
+
+/**
+ * A frame as the pieces to write one after another: the lengths and the header, then the body's
+ * parts as they are. A full-size result's two outputs go out without being copied into one body
+ * and then into one frame.
+ */
+export function frameParts(header: object, body: Uint8Array[] = []): Uint8Array[] {
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
-  const frame = new Uint8Array(8 + headerBytes.length + body.length);
-  const view = new DataView(frame.buffer);
+  const head = new Uint8Array(8 + headerBytes.length);
+  const view = new DataView(head.buffer);
   view.setUint32(0, headerBytes.length);
-  view.setUint32(4, body.length);
-  frame.set(headerBytes, 8);
-  frame.set(body, 8 + headerBytes.length);
-  return frame;
+  view.setUint32(4, body.reduce((sum, part) => sum + part.length, 0));
+  head.set(headerBytes, 8);
+  return [head, ...body.filter((part) => part.length > 0)];
 }
 
 /** Yields raw frames from a byte stream; throws MalformedFrame on anything out of bounds. */

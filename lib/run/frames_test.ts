@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import {
   encodeFrame,
   type Frame,
+  frameParts,
   MalformedFrame,
   parseHelperMessage,
   parseServerMessage,
@@ -49,6 +50,19 @@ Deno.test("a frame is two big-endian lengths, the JSON header, then the body", (
     frame,
     concatBytes([lengthPrefix(header.length, 3), header, new Uint8Array([1, 2, 3])]),
   );
+});
+
+Deno.test("a frame written in parts is the same bytes, its body the parts end to end", async () => {
+  const header = { type: "result", run_id: RUN, stdout_bytes: 2 };
+  const out = new Uint8Array([1, 2]);
+  const err = new Uint8Array([3]);
+  const parts = frameParts(header, [out, new Uint8Array(), err]);
+  assert.deepEqual(concatBytes(parts), encodeFrame(header, new Uint8Array([1, 2, 3])));
+  assert.equal(parts.at(-1), err, "a body part goes out as it is, not copied");
+  assert.deepEqual(await collect(streamOf(...parts)), [{
+    header,
+    body: new Uint8Array([1, 2, 3]),
+  }]);
 });
 
 Deno.test("a frame round-trips with its header and exact body bytes", async () => {

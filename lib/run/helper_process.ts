@@ -4,7 +4,7 @@
 // kept alive while enrolled so that no run pays a process start-up.
 import {
   type Completion,
-  encodeFrame,
+  frameParts,
   type HelperMessage,
   type OutputStream,
   parseServerMessage,
@@ -36,8 +36,12 @@ export async function runHelper(): Promise<void> {
   if (hello.done || hello.value.kind !== "hello") return;
   const conn = await Deno.connect({ transport: "unix", path: hello.value.channelPath });
   const writer = conn.writable.getWriter();
-  const send = (message: HelperMessage, body?: Uint8Array) =>
-    writer.write(encodeFrame(message, body)).catch(() => {});
+  // The pieces of a frame are handed to the writer in one go, so no other frame comes between.
+  const send = (message: HelperMessage, body: Uint8Array[] = []) =>
+    Promise.all(frameParts(message, body).map((part) => writer.write(part))).then(
+      () => {},
+      () => {},
+    );
   await send({ type: "hello", token: hello.value.token, pid: Deno.pid });
 
   const requests = new Map<string, RunRequest>();
@@ -110,7 +114,7 @@ type HelperState = {
   requests: Map<string, RunRequest>;
   active: Map<string, ActiveRun>;
   launchers: Launchers;
-  send: (message: HelperMessage, body?: Uint8Array) => Promise<void>;
+  send: (message: HelperMessage, body?: Uint8Array[]) => Promise<void>;
 };
 
 function handleServerMessage(
@@ -229,10 +233,10 @@ async function execute(
       stop,
     });
   }
-  const body = new Uint8Array(out.length + err.length);
-  body.set(out);
-  body.set(err, out.length);
-  await send({ type: "result", run_id: runId, completion: exit, stdout_bytes: out.length }, body);
+  await send({ type: "result", run_id: runId, completion: exit, stdout_bytes: out.length }, [
+    out,
+    err,
+  ]);
 }
 /** The first read of a pipe is this small; each read that fills its buffer doubles the next. */
 const FIRST_READ_BYTES = 4096;
