@@ -67,11 +67,11 @@ const HELPER_PERMISSIONS = [
  * The V8 flags we recommend for the server itself (deno.json's `start` and `compile` tasks, the
  * release workflow, the client configuration in README.md, bench/bench.ts and bench/soak.ts;
  * tests/v8_flags_test.ts keeps them the same): 1 MiB semi-spaces instead of V8's 16 MiB, which
- * V8 otherwise grows into and keeps. README.md has the figures (bench/soak.ts, `deno task bench`),
- * and those of `--optimize-for-size`, which saves some 10 MiB more for about 1 ms per full-size
- * output.
+ * V8 otherwise grows into and keeps, and `--optimize-for-size`, which collects the old generation
+ * sooner (peak with 8 enrolled panes 93-95 MiB against 108-120 MiB, for 0.5-1.5 ms more per
+ * full-size output). README.md has the figures (bench/soak.ts, `deno task bench`).
  */
-export const SERVER_V8_FLAGS = "--max-semi-space-size=1";
+export const SERVER_V8_FLAGS = "--max-semi-space-size=1,--optimize-for-size";
 
 /**
  * How the shell starts the helper. A compiled binary runs itself with `helper`; a bundle runs
