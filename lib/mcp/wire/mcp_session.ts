@@ -64,7 +64,7 @@ export class McpSession {
   #transport: Transport | null = null;
   #logLevel: LoggingLevel | null = null;
 
-  constructor(private readonly options: SessionOptions) {
+  constructor(options: SessionOptions) {
     this.handle("initialize", initializeParams, ({ protocolVersion }) => ({
       protocolVersion: PROTOCOL_VERSIONS.includes(protocolVersion)
         ? protocolVersion
@@ -99,10 +99,6 @@ export class McpSession {
     transport.onclose = () => this.#closed();
     transport.onerror = () => {};
     await transport.start();
-  }
-
-  async close(): Promise<void> {
-    await this.#transport?.close();
   }
 
   /** A notification to the client; `notifications/message` below the client's level is dropped. */
