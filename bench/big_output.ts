@@ -7,10 +7,10 @@
 // with Deno's Buffer.indexOf. The server runs with the V8 flags README.md recommends.
 // Usage: deno run -A bench/big_output.ts [RUNS]   (default 20)
 import { Client, ReadBuffer, StdioClientTransport } from "../lib/dev_deps.ts";
-import { serverArgs } from "./server_process.ts";
+import { type CallTool, enrollLabPane, serverArgs } from "./server_process.ts";
 import { Buffer } from "node:buffer";
 import { LineClientTransport } from "./line_client_transport.ts";
-import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
+import { openLab } from "../lib/cli/private_lab.ts";
 
 const RUNS = Number(Deno.args[0] ?? 20);
 const WARMUP = 5;
@@ -39,18 +39,11 @@ async function measureThrough(kind: "sdk" | "linear"): Promise<Record<string, nu
     const client = new Client({ name: "tmux-mcp-big-output", version: "1" });
     await client.connect(transport);
     try {
-      // deno-lint-ignore no-explicit-any
-      const call = async (name: string, args: Record<string, unknown> = {}): Promise<any> => {
+      const call: CallTool = async (name, args = {}) => {
         const result = await client.callTool({ name, arguments: args });
         return JSON.parse((result.content as { text: string }[])[0].text);
       };
-      await waitFor("the setup file", () => Deno.stat(setup).then(() => true, () => false));
-      await sourceInPane(lab, setup);
-      await waitFor("the pane to be enrolled", async () => {
-        return (await call("tmux_capabilities")).data.enrolled_panes.length === 1;
-      }, 30_000);
-      await waitForPromptIn(lab.tmuxCmd, lab.pane);
-      const generation = (await call("tmux_capabilities")).data.generation;
+      const generation = await enrollLabPane(lab, setup, call);
       const results: Record<string, number> = {};
       for (const [name, script] of Object.entries(SCRIPTS)) {
         const durations: number[] = [];

@@ -4,8 +4,8 @@
 // averages) and the helper's peak RSS. Usage: deno run -A bench/cpu_per_run.ts [RUNS]
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
-import { serverArgs } from "./server_process.ts";
-import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
+import { type CallTool, enrollLabPane, serverArgs } from "./server_process.ts";
+import { openLab } from "../lib/cli/private_lab.ts";
 import { childrenOf } from "../lib/run/procfs.ts";
 
 const RUNS = Number(Deno.args[0] ?? 100);
@@ -40,16 +40,9 @@ try {
   const client = new Client({ name: "tmux-mcp-cpu", version: "1" });
   await client.connect(transport);
   try {
-    // deno-lint-ignore no-explicit-any
-    const call = async (name: string, args: Record<string, unknown> = {}): Promise<any> =>
+    const call: CallTool = async (name, args = {}) =>
       (await client.callTool({ name, arguments: args })).structuredContent;
-    await waitFor("the setup file", () => Deno.stat(setup).then(() => true, () => false));
-    await sourceInPane(lab, setup);
-    await waitFor("the pane to be enrolled", async () => {
-      return (await call("tmux_capabilities")).data.enrolled_panes.length === 1;
-    }, 30_000);
-    await waitForPromptIn(lab.tmuxCmd, lab.pane);
-    const generation = (await call("tmux_capabilities")).data.generation;
+    const generation = await enrollLabPane(lab, setup, call);
     const shell = Number(await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_pid}"));
     const [helper] = await childrenOf(shell);
     const rows: Record<string, Record<string, number>> = {};

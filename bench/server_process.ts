@@ -1,7 +1,9 @@
 // How every benchmark starts the server: as its own process on stdio, the way an MCP client
 // does, with tmux_run enabled, each pane invited with its own setup file, and the V8 flags the
-// README recommends unless a run names others (`--server-v8-flags=` runs it without any).
+// README recommends unless a run names others (`--server-v8-flags=` runs it without any); and
+// how a one-pane benchmark lends that pane to it.
 import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
+import { type PrivateLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
 
 const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
 
@@ -24,4 +26,26 @@ export function serverArgs(
     "tmux_run",
     ...invitations.flatMap(([pane, file]) => ["--enroll-pane", `${pane}=${file}`]),
   ];
+}
+
+/** A tool call that answers the tool's `{ok, data}` payload. */
+// deno-lint-ignore no-explicit-any
+export type CallTool = (name: string, args?: Record<string, unknown>) => Promise<any>;
+
+/**
+ * Lends the lab's pane to the server as a person would (`source` its setup file, once the server
+ * has written it) and returns the server's generation once tmux_capabilities lists the pane.
+ */
+export async function enrollLabPane(
+  lab: PrivateLab,
+  setupFile: string,
+  call: CallTool,
+): Promise<string> {
+  await waitFor("the setup file", () => Deno.stat(setupFile).then(() => true, () => false));
+  await sourceInPane(lab, setupFile);
+  await waitFor("the pane to be enrolled", async () => {
+    return (await call("tmux_capabilities")).data.enrolled_panes.length === 1;
+  }, 30_000);
+  await waitForPromptIn(lab.tmuxCmd, lab.pane);
+  return (await call("tmux_capabilities")).data.generation;
 }

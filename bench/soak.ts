@@ -6,8 +6,8 @@
 // the server's flags that README.md recommends; `--server-v8-flags=` runs it without)
 import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/dev_deps.ts";
-import { SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
-import { openLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
+import { type CallTool, enrollLabPane, SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
+import { openLab } from "../lib/cli/private_lab.ts";
 
 const { values: options, positionals } = parseArgs({
   options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
@@ -52,19 +52,11 @@ const transport = new StdioClientTransport({
 const client = new Client({ name: "tmux-mcp-soak", version: "1" });
 try {
   await client.connect(transport);
-  // deno-lint-ignore no-explicit-any
-  const call = async (name: string, args: Record<string, unknown> = {}): Promise<any> => {
+  const call: CallTool = async (name, args = {}) => {
     const result = await client.callTool({ name, arguments: args });
     return JSON.parse((result.content as { text: string }[])[0].text);
   };
-  const generation = (await call("tmux_capabilities")).data.generation;
-  await waitFor("the setup file", () => Deno.stat(setup).then(() => true, () => false));
-  await sourceInPane(lab, setup);
-  await waitFor("the pane to be enrolled", async () => {
-    const capabilities = await call("tmux_capabilities");
-    return capabilities.data.enrolled_panes.length === 1;
-  }, 30_000);
-  await waitForPromptIn(lab.tmuxCmd, lab.pane);
+  const generation = await enrollLabPane(lab, setup, call);
   const shellPid = Number(await lab.tmuxCmd("display-message", "-p", "#{pane_pid}"));
   const helperPid = await helperOf(shellPid);
   const serverPid = transport.pid!;
