@@ -41,12 +41,23 @@ async function pidIn(file: string): Promise<number> {
   return Number(text);
 }
 
-function assertStoppedWithReceipt(result: { ok: boolean; error: Record<string, unknown> }) {
+/**
+ * The run failed with `code` after its commit point (the receipt is there), its message says
+ * the stop confirmed that no process of the group remains, and none does.
+ */
+async function assertGroupStopped(
+  result: { ok: boolean; error: Record<string, unknown> },
+  code: string,
+  pgid: number,
+) {
   assert.equal(result.ok, false);
   assert.equal(result.error.delivery, "possibly_sent", JSON.stringify(result));
   const effects = result.error.effects as { state: string; authorization: { state: string } };
   assert.equal(effects.state, "known");
   assert.equal(effects.authorization.state, "authorized");
+  assert.equal(result.error.code, code);
+  assert.match(String(result.error.message), STOPPED);
+  assert.deepEqual(await groupMembers(pgid), []);
 }
 
 function script(lab: Lab, body: string): string {
@@ -58,10 +69,7 @@ Deno.test(
   enrolled(async (lab, s) => {
     const result = await s.run(script(lab, "trap '' TERM; sleep 30 & sleep 30; echo never"));
     const pgid = await pidIn(`${lab.dir}/sh.pid`);
-    assertStoppedWithReceipt(result);
-    assert.equal(result.error.code, "deadline");
-    assert.match(result.error.message, STOPPED);
-    assert.deepEqual(await groupMembers(pgid), []);
+    await assertGroupStopped(result, "deadline", pgid);
     const next = await s.run("echo next");
     assert.equal(next.data.stdout.data, "next\n");
   }, ["--run-timeout", "1"]),
@@ -99,10 +107,7 @@ Deno.test(
       { stdout_limit: 100 },
     );
     const pgid = await pidIn(`${lab.dir}/sh.pid`);
-    assertStoppedWithReceipt(result);
-    assert.equal(result.error.code, "capacity");
-    assert.match(result.error.message, STOPPED);
-    assert.deepEqual(await groupMembers(pgid), []);
+    await assertGroupStopped(result, "capacity", pgid);
   }),
 );
 
@@ -147,11 +152,8 @@ Deno.test(
     const pgid = await pidIn(`${lab.dir}/sh.pid`);
     Deno.kill(shell.helperPid, "SIGKILL");
     const result = await pending;
-    assertStoppedWithReceipt(result);
-    assert.equal(result.error.code, "closed");
     assert.match(result.error.message, /helper's channel closed/);
-    assert.match(result.error.message, STOPPED);
-    assert.deepEqual(await groupMembers(pgid), []);
+    await assertGroupStopped(result, "closed", pgid);
     assert.equal(s.server.context.enrollments!.shells.has(lab.pane), false);
   }),
 );
@@ -164,10 +166,7 @@ Deno.test(
     const pgid = await pidIn(`${lab.dir}/sh.pid`);
     Deno.kill(shell.identity.pid, "SIGKILL");
     const result = await pending;
-    assertStoppedWithReceipt(result);
-    assert.equal(result.error.code, "stale_target");
-    assert.match(result.error.message, STOPPED);
-    assert.deepEqual(await groupMembers(pgid), []);
+    await assertGroupStopped(result, "stale_target", pgid);
   }),
 );
 
@@ -179,10 +178,7 @@ Deno.test(
     const pgid = await pidIn(`${lab.dir}/sh.pid`);
     Deno.kill(tmuxPid, "SIGKILL");
     const result = await pending;
-    assertStoppedWithReceipt(result);
-    assert.equal(result.error.code, "stale_target");
-    assert.match(result.error.message, STOPPED);
-    assert.deepEqual(await groupMembers(pgid), []);
+    await assertGroupStopped(result, "stale_target", pgid);
   }),
 );
 
@@ -195,10 +191,7 @@ Deno.test(
     Deno.kill(shell.helperPid, "SIGSTOP");
     try {
       const result = await pending;
-      assertStoppedWithReceipt(result);
-      assert.equal(result.error.code, "deadline");
-      assert.match(result.error.message, STOPPED);
-      assert.deepEqual(await groupMembers(pgid), []);
+      await assertGroupStopped(result, "deadline", pgid);
       assert.equal(s.server.context.enrollments!.shells.has(lab.pane), false);
     } finally {
       Deno.kill(shell.helperPid, "SIGCONT");
