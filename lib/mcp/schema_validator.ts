@@ -8,6 +8,7 @@
 // `allErrors`), which is what the messages in schemas.ts are written against; the differential
 // test beside this module holds both modes to ajv.
 import { DIALECT, type JsonSchema } from "./json_schema.ts";
+import { isJsonObject } from "../json_object.ts";
 
 /** One broken rule, shaped like ajv's error objects: the keyword, where, and its parameters. */
 export type SchemaError = {
@@ -127,7 +128,7 @@ const IS_TYPE: Record<TypeName, (value: unknown) => boolean> = {
   integer: Number.isInteger,
   boolean: (value) => typeof value === "boolean",
   array: Array.isArray,
-  object: isRecord,
+  object: isJsonObject,
   null: (value) => value === null,
 };
 
@@ -190,7 +191,7 @@ function compileSchema(schema: JsonSchema, at: string, compilation: Compilation)
     steps.push(group(Array.isArray, arrayCheck(schema, at, compilation), typeErrorIn("array")));
   }
   if (has(OBJECT_KEYWORDS)) {
-    steps.push(group(isRecord, objectCheck(schema, at, compilation), typeErrorIn("object")));
+    steps.push(group(isJsonObject, objectCheck(schema, at, compilation), typeErrorIn("object")));
   }
   return all(steps);
 }
@@ -526,14 +527,10 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) {
     return Array.isArray(b) && a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
   }
-  if (!isRecord(a) || !isRecord(b)) return false;
+  if (!isJsonObject(a) || !isJsonObject(b)) return false;
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length &&
     keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isNumber(value: unknown): value is number {
@@ -545,7 +542,7 @@ function isString(value: unknown): value is string {
 }
 
 function isSchemaObject(value: unknown): value is JsonSchema {
-  return isRecord(value);
+  return isJsonObject(value);
 }
 
 function schemaObject(value: unknown, at: string): JsonSchema {
@@ -554,7 +551,9 @@ function schemaObject(value: unknown, at: string): JsonSchema {
 }
 
 function schemaMap(value: unknown, at: string): Record<string, JsonSchema> {
-  if (!isRecord(value)) throw new Error(`schema at ${at} maps names to something not an object`);
+  if (!isJsonObject(value)) {
+    throw new Error(`schema at ${at} maps names to something not an object`);
+  }
   const map: Record<string, JsonSchema> = {};
   for (const [name, schema] of Object.entries(value)) {
     map[name] = schemaObject(schema, `${at}/${name}`);

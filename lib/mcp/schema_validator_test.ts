@@ -9,6 +9,7 @@ import { inputProblems, schemas } from "./schemas.ts";
 import { conforms, type SchemaError, schemaErrors } from "./schema_validator.ts";
 import type { JsonSchema } from "./json_schema.ts";
 import { ajvAccepts, ajvErrors } from "../../tests/schema_oracle.ts";
+import { isJsonObject } from "../json_object.ts";
 
 /** Schemas that use the subset in ways ours do not yet: overlapping branches, recursion. */
 const SUBSET_CORNERS: Record<string, JsonSchema> = {
@@ -101,21 +102,17 @@ type Site = { path: (string | number)[]; node: JsonSchema };
 
 type Build = { root: JsonSchema; choice: number; sites: Site[]; full: boolean; depth: number };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function resolveRef(root: JsonSchema, ref: unknown): JsonSchema {
   if (ref === "#") return root;
   const name = String(ref).replace("#/$defs/", "");
   const defs = root.$defs;
-  const target = isRecord(defs) ? defs[name] : undefined;
-  assert.ok(isRecord(target), `cannot resolve ${String(ref)}`);
+  const target = isJsonObject(defs) ? defs[name] : undefined;
+  assert.ok(isJsonObject(target), `cannot resolve ${String(ref)}`);
   return target;
 }
 
 function subschemas(value: unknown): JsonSchema[] {
-  return Array.isArray(value) ? value.filter(isRecord) : [];
+  return Array.isArray(value) ? value.filter(isJsonObject) : [];
 }
 
 function numberIn(node: JsonSchema, integral: boolean): number {
@@ -171,18 +168,18 @@ function buildValue(node: JsonSchema, path: (string | number)[], build: Build): 
     case "null":
       return null;
     case "array": {
-      const item = isRecord(node.items) ? node.items : {};
+      const item = isJsonObject(node.items) ? node.items : {};
       const min = typeof node.minItems === "number" ? node.minItems : 0;
       const max = typeof node.maxItems === "number" ? node.maxItems : 3;
       const count = build.depth > 3 ? min : Math.min(max, Math.max(min, 2));
       return Array.from({ length: count }, (_, i) => buildValue(item, [...path, i], build));
     }
     default: {
-      const properties = isRecord(node.properties) ? node.properties : {};
+      const properties = isJsonObject(node.properties) ? node.properties : {};
       const required = Array.isArray(node.required) ? node.required : [];
       const value: Record<string, unknown> = {};
       for (const [name, property] of Object.entries(properties)) {
-        if (!isRecord(property) || !(build.full || required.includes(name))) continue;
+        if (!isJsonObject(property) || !(build.full || required.includes(name))) continue;
         value[name] = buildValue(property, [...path, name], build);
       }
       return value;
@@ -234,7 +231,7 @@ function breakersOf(node: JsonSchema, root: JsonSchema, base: unknown): unknown[
       if (typeof maxItems === "number") values.push(Array(maxItems + 1).fill(item));
       values.push([item, 5], [...base, null], base.slice(1));
     }
-    if (isRecord(base)) {
+    if (isJsonObject(base)) {
       for (const key of Object.keys(base)) {
         const { [key]: _removed, ...rest } = base;
         values.push(rest);

@@ -7,6 +7,7 @@
 import tmuxRunInput from "../../schemas/tmux_run.input.schema.json" with { type: "json" };
 import tmuxRunOutput from "../../schemas/tmux_run.output.schema.json" with { type: "json" };
 import type { JsonSchema, Schema } from "./json_schema.ts";
+import { isJsonObject } from "../json_object.ts";
 import { conforms, type SchemaError, schemaErrors } from "./schema_validator.ts";
 
 export type { JsonSchema };
@@ -81,7 +82,7 @@ function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> {
 
 function isSchemaMap(value: unknown): value is Record<string, JsonSchema> {
   return typeof value === "object" && value !== null &&
-    Object.values(value).every((v) => typeof v === "object" && v !== null && !Array.isArray(v));
+    Object.values(value).every(isJsonObject);
 }
 
 function join(path: string, key: string): string {

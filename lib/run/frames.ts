@@ -4,6 +4,7 @@
 // Headers are typed here once and checked where they enter.
 import type { StopReport } from "./process_group.ts";
 import { concatBytes } from "../bytes.ts";
+import { isJsonObject } from "../json_object.ts";
 
 export type Completion =
   | { state: "exited"; exit_status: number; signal: null }
@@ -117,11 +118,6 @@ const HEX64 = /^[a-f0-9]{64}$/;
 // received: the type then follows from the checks, and a field the wire format does not name
 // goes no further than this module.
 
-/** A JSON object (not null, not an array), whose fields are still to be checked. */
-function isFields(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isInteger(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value);
 }
@@ -142,7 +138,7 @@ function streamsOf(value: unknown): OutputStream[] | null {
 }
 
 function completionOf(value: unknown): Completion | null {
-  if (!isFields(value)) return null;
+  if (!isJsonObject(value)) return null;
   const { state, exit_status, signal } = value;
   if (
     state === "exited" && isInteger(exit_status) && exit_status >= 0 && exit_status <= 255 &&
@@ -156,7 +152,7 @@ function completionOf(value: unknown): Completion | null {
 }
 
 function stopReportOf(value: unknown): StopReport | null {
-  if (!isFields(value)) return null;
+  if (!isJsonObject(value)) return null;
   const { remaining, left_group } = value;
   return (remaining === null || isInteger(remaining)) && isInteger(left_group)
     ? { remaining, left_group }
@@ -165,7 +161,7 @@ function stopReportOf(value: unknown): StopReport | null {
 
 /** Checks a header from the helper; null means the frame is malformed. */
 export function parseHelperMessage(header: unknown): HelperMessage | null {
-  if (!isFields(header)) return null;
+  if (!isJsonObject(header)) return null;
   const h = header;
   if (h.type === "hello") {
     return isHex(h.token, HEX32) && isInteger(h.pid)
@@ -219,7 +215,7 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
 
 /** Checks a header from the server, on the helper's side. */
 export function parseServerMessage(header: unknown): ServerMessage | null {
-  if (!isFields(header)) return null;
+  if (!isJsonObject(header)) return null;
   const h = header;
   if (h.type === "prove") {
     return typeof h.path === "string" ? { type: "prove", path: h.path } : null;

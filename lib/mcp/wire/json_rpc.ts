@@ -3,6 +3,7 @@
 // the SDK's Server) cost the server process about 27 MiB of its resident memory; these few
 // checks are all the server needs (bench/bench.ts prints its memory).
 import type { JSONRPCMessage } from "../../deps.ts";
+import { isJsonObject } from "../../json_object.ts";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -13,11 +14,6 @@ export const INTERNAL_ERROR = -32603;
 export const RESOURCE_NOT_FOUND = -32002;
 
 export type JsonRpcId = string | number;
-
-/** A JSON object (not null, not an array). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function isId(value: unknown): value is JsonRpcId {
   return typeof value === "string" || (typeof value === "number" && Number.isInteger(value));
@@ -31,7 +27,7 @@ export function jsonRpcMessageOf(json: Record<string, unknown>): JSONRPCMessage 
   const { jsonrpc, id, method, params, result, error } = json;
   if (jsonrpc !== "2.0") return 'jsonrpc: must be "2.0"';
   if (typeof method === "string") {
-    if (params !== undefined && !isObject(params)) return "params: must be an object";
+    if (params !== undefined && !isJsonObject(params)) return "params: must be an object";
     const withParams = params === undefined ? {} : { params };
     if (id === undefined) return { jsonrpc, method, ...withParams };
     if (!isId(id)) return "id: must be a string or an integer";
@@ -39,8 +35,8 @@ export function jsonRpcMessageOf(json: Record<string, unknown>): JSONRPCMessage 
   }
   if (method !== undefined) return "method: must be a string";
   if (!isId(id)) return "id: must be a string or an integer";
-  if (isObject(result)) return { jsonrpc, id, result };
-  if (isObject(error) && Number.isInteger(error.code) && typeof error.message === "string") {
+  if (isJsonObject(result)) return { jsonrpc, id, result };
+  if (isJsonObject(error) && Number.isInteger(error.code) && typeof error.message === "string") {
     return { jsonrpc, id, error: { code: Number(error.code), message: error.message } };
   }
   return "a message needs a method, a result object or an error object";

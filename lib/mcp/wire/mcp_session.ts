@@ -4,13 +4,8 @@
 // error one bounded line. It stands in for the SDK's Server, whose zod schemas and validators
 // cost this process about 27 MiB of resident memory for the little of them it used.
 import type { JSONRPCMessage, Transport } from "../../deps.ts";
-import {
-  INTERNAL_ERROR,
-  INVALID_PARAMS,
-  isObject,
-  type JsonRpcId,
-  METHOD_NOT_FOUND,
-} from "./json_rpc.ts";
+import { INTERNAL_ERROR, INVALID_PARAMS, type JsonRpcId, METHOD_NOT_FOUND } from "./json_rpc.ts";
+import { isJsonObject } from "../../json_object.ts";
 import {
   initializeParams,
   levelRank,
@@ -137,7 +132,7 @@ export class McpSession {
       .then(
         (result) => {
           if (controller.signal.aborted) return;
-          return this.#send({ jsonrpc: "2.0", id, result: isObject(result) ? result : {} });
+          return this.#send({ jsonrpc: "2.0", id, result: isJsonObject(result) ? result : {} });
         },
         (error) => {
           if (controller.signal.aborted) return;

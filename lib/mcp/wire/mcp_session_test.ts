@@ -4,9 +4,9 @@
 // answer never sent, progress only for a request that asked, the log level honoured.
 import assert from "node:assert/strict";
 import type { JSONRPCMessage, Transport } from "../../deps.ts";
-import { isObject } from "./json_rpc.ts";
 import { McpSession, PROTOCOL_VERSIONS, type RequestContext } from "./mcp_session.ts";
 import { callToolParams } from "./request_params.ts";
+import { isJsonObject } from "../../json_object.ts";
 
 type Wire = { sent: JSONRPCMessage[]; deliver: (message: JSONRPCMessage) => void };
 
@@ -37,7 +37,7 @@ function answerTo(wire: Wire, id: number): JSONRPCMessage {
 
 function resultOf(wire: Wire, id: number): Record<string, unknown> {
   const answer = answerTo(wire, id);
-  if (!("result" in answer) || !isObject(answer.result)) {
+  if (!("result" in answer) || !isJsonObject(answer.result)) {
     throw new Error(`request ${id} was not answered with a result: ${JSON.stringify(answer)}`);
   }
   return answer.result;

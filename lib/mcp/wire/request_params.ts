@@ -1,7 +1,7 @@
 // The params of each MCP request this server answers, read into typed values or refused with
 // one line naming the field at fault (`params.name: must be a string`), never quoting the value.
 // A request whose params have the wrong shape is answered -32602 with that line.
-import { isObject } from "./json_rpc.ts";
+import { isJsonObject } from "../../json_object.ts";
 
 export type ProgressToken = string | number;
 
@@ -33,7 +33,7 @@ function problem(field: string, rule: string): { problem: string } {
 /** `_meta.progressToken`, when the request asks for progress and names a usable token. */
 export function progressTokenOf(params: Record<string, unknown>): ProgressToken | undefined {
   const meta = params._meta;
-  if (!isObject(meta)) return undefined;
+  if (!isJsonObject(meta)) return undefined;
   const token = meta.progressToken;
   return typeof token === "string" || typeof token === "number" ? token : undefined;
 }
@@ -50,8 +50,8 @@ export const listParams: ParamsReader<{ cursor?: string }> = ({ cursor }) => {
 export const initializeParams: ParamsReader<{ protocolVersion: string }> = (params) => {
   const { protocolVersion, capabilities, clientInfo } = params;
   if (typeof protocolVersion !== "string") return problem("protocolVersion", "must be a string");
-  if (!isObject(capabilities)) return problem("capabilities", "must be an object");
-  if (!isObject(clientInfo)) return problem("clientInfo", "must be an object");
+  if (!isJsonObject(capabilities)) return problem("capabilities", "must be an object");
+  if (!isJsonObject(clientInfo)) return problem("clientInfo", "must be an object");
   if (typeof clientInfo.name !== "string") return problem("clientInfo.name", "must be a string");
   if (typeof clientInfo.version !== "string") {
     return problem("clientInfo.version", "must be a string");
@@ -72,7 +72,7 @@ export const callToolParams: ParamsReader<{ name: string; arguments: Record<stri
   const { name } = params;
   const args = params.arguments ?? {};
   if (typeof name !== "string") return problem("name", "must be a string");
-  if (!isObject(args)) return problem("arguments", "must be an object");
+  if (!isJsonObject(args)) return problem("arguments", "must be an object");
   return { params: { name, arguments: args } };
 };
 

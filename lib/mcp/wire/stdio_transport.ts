@@ -11,13 +11,13 @@ import type { JSONRPCMessage, Transport } from "../../deps.ts";
 import {
   INVALID_PARAMS,
   INVALID_REQUEST,
-  isObject,
   type JsonRpcId,
   jsonRpcMessageOf,
   PARSE_ERROR,
 } from "./json_rpc.ts";
 import { concatBytes } from "../../bytes.ts";
 import { LineWriter, messageLine } from "./line_writer.ts";
+import { isJsonObject } from "../../json_object.ts";
 
 /** The SDK's read buffer, kept as our limit: the longest line (in bytes) read as a message. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -201,7 +201,7 @@ export class StdioLineTransport implements Transport {
     } catch {
       return this.#reply(null, PARSE_ERROR, "the line is not JSON");
     }
-    if (!isObject(json)) {
+    if (!isJsonObject(json)) {
       return this.#reply(null, INVALID_REQUEST, "a message must be one JSON object");
     }
     const message = jsonRpcMessageOf(json);
