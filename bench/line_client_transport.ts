@@ -6,6 +6,7 @@
 // the MCP Inspector) does not pay what a Deno client using that transport pays on a 1 MiB answer,
 // so the benchmarks measure the server through this one. bench/big_output.ts shows both.
 import type { JSONRPCMessage, Transport } from "../lib/dev_deps.ts";
+import { concatBytes } from "../lib/bytes.ts";
 
 /** MCP over the server's stdio, splitting lines by looking only at each new piece. */
 export class LineClientTransport implements Transport {
@@ -36,12 +37,7 @@ export class LineClientTransport implements Transport {
       let end: number;
       while ((end = chunk.indexOf(10, start)) >= 0) {
         parts.push(chunk.subarray(start, end));
-        const line = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-        let at = 0;
-        for (const part of parts) {
-          line.set(part, at);
-          at += part.length;
-        }
+        const line = concatBytes(parts);
         parts = [];
         this.onmessage?.(JSON.parse(new TextDecoder().decode(line)));
         start = end + 1;
