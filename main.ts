@@ -1,6 +1,6 @@
-// The command-line entry: the MCP server on stdio by default, plus `helper` (started by an
-// enrolled shell, never by hand). It only parses and dispatches; subcommands are imported
-// lazily so the helper starts without loading the MCP SDK.
+// The command-line entry: the MCP server on stdio by default, plus the commands a person types
+// (enroll, leave, demo, smoke). It only parses and dispatches; subcommands are imported lazily,
+// so `enroll` and `leave`, typed in a pane, start without loading the server.
 import { parseCommandLine, UsageError } from "./lib/mcp/config.ts";
 import { VERSION } from "./lib/version.ts";
 
@@ -24,10 +24,6 @@ options:
 `;
 
 async function main(args: string[]): Promise<number> {
-  if (args[0] === "helper") {
-    await (await import("./lib/run/helper_process.ts")).runHelper();
-    return 0;
-  }
   let parsed;
   try {
     parsed = parseCommandLine(args);

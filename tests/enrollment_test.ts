@@ -310,8 +310,8 @@ Deno.test("a same-user process with the token cannot stand in for the helper", (
         await writer.write(encodeFrame({ type: "hello", token, pid: decoy }));
         const challenge = await frames.next();
         assert.equal(challenge.done, false);
-        const { type, path } = challenge.value!.header as { type: string; path: string };
-        assert.equal(type, "prove");
+        assert.deepEqual(challenge.value!.header, { type: "prove" });
+        const path = new TextDecoder().decode(challenge.value!.body);
         const held = await Deno.open(path, { read: true });
         await writer.write(encodeFrame({ type: "proved" }));
         const after = await Promise.race([

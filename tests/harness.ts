@@ -6,7 +6,7 @@
 import { Client, InMemoryTransport } from "./test_deps.ts";
 import { parseCommandLine } from "../lib/mcp/config.ts";
 import { randomHex } from "../lib/ids.ts";
-import { defaultHelperCommand, type RunningServer, startServer } from "../lib/mcp/server.ts";
+import { type RunningServer, startServer } from "../lib/mcp/server.ts";
 import type { ServerContext } from "../lib/mcp/server_context.ts";
 import type { RunHooks } from "../lib/run/run_machine.ts";
 import { socketPath } from "../lib/tmux/tmux.ts";
@@ -105,7 +105,6 @@ export async function withConnectedServer(
   assert.ok("config" in parsed);
   const server = await startServer(parsed.config, {
     hooks: setup.hooks ?? {},
-    helperCommand: defaultHelperCommand(),
     caller: setup.caller,
   });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();

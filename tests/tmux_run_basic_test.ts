@@ -2,12 +2,11 @@
 // outputs, the receipt, and the shell's cwd and exported environment without any persistence.
 import assert from "node:assert/strict";
 import { sha256Hex } from "../lib/ids.ts";
-import { childrenOf, processExists } from "../lib/run/procfs.ts";
+import { childrenOf } from "../lib/run/procfs.ts";
 import {
   type Lab,
   type Session,
   typeInto,
-  waitFor,
   waitForPrompt,
   waitUntilRunning,
   withLab,
@@ -153,27 +152,24 @@ Deno.test(
   }),
 );
 
-Deno.test("the helper keeps one launcher ready, which never runs anything and goes with it", () =>
+Deno.test("each script's sh is the helper's own child, leads its own group, with default signals", () =>
   withLab(async (lab) => {
-    let launcher = 0;
     await withServer(lab, ENROLL_FIRST_PANE, async (s) => {
       await s.enroll();
       const helperPid = s.server.context.enrollments?.shells.get(lab.pane)?.helperPid;
       assert.ok(helperPid, "the enrolled shell's helper");
-      const first = await s.run("echo one");
-      assert.equal(first.data.stdout.data, "one\n");
-      const spares = await waitFor("a launcher ready for the next run", async () => {
-        const children = await childrenOf(helperPid);
-        return children.length === 1 ? children : null;
-      });
-      launcher = spares[0];
-      const second = await s.run("echo two; echo $$");
-      const [two, shPid] = second.data.stdout.data.split("\n");
-      assert.equal(two, "two");
-      assert.equal(Number(shPid), launcher, "the second run's sh is the launcher made ready");
+      const result = await s.run(
+        'echo "$PPID $$ $(ps -o pgid= -p $$)"; grep -E "^Sig(Ign|Blk)" /proc/$$/status',
+      );
+      const [ids, blocked, ignored] = result.data.stdout.data.trim().split("\n");
+      const [parent, sh, group] = ids.trim().split(/\s+/).map(Number);
+      assert.equal(parent, helperPid, "sh's parent is the helper");
+      assert.equal(group, sh, "sh leads its own process group");
+      // Whatever the shell left its helper, a script starts with none of the standard signals
+      // (1-31) ignored or blocked. (Bits above are real-time signals glibc keeps for itself.)
+      const standard = (line: string) => BigInt(`0x${line.split(/\s+/)[1]}`) & 0x7fffffffn;
+      assert.equal(standard(ignored), 0n, ignored);
+      assert.equal(standard(blocked), 0n, blocked);
+      assert.deepEqual(await childrenOf(helperPid), [], "the helper's children after the run");
     });
-    await waitFor(
-      "the spare launcher to exit with its helper",
-      async () => !await processExists(launcher),
-    );
   }));

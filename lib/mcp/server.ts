@@ -24,6 +24,7 @@ import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.
 import { closeControlConnections } from "../tmux/tmux_control.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "./tool_result.ts";
 import helperScript from "../../helper.sh" with { type: "text" };
+import { helperProgram } from "../run/helper_program.ts";
 import { VERSION } from "../version.ts";
 import { delay } from "../delay.ts";
 
@@ -35,7 +36,6 @@ const ANSWERS_WRITTEN_MS = 1000;
 export type StartOptions = {
   /** Read-only for the server's life: tests use them to cause a fault at an exact phase. */
   hooks?: RunHooks;
-  helperCommand?: string[];
   /** $TMUX/$TMUX_PANE as the server should see them; unset reads this process's own. */
   caller?: Caller;
 };
@@ -46,23 +46,6 @@ export type RunningServer = {
   close: () => Promise<void>;
 };
 
-// Unscoped --allow-run: the helper starts `sh` through perl (lib/run/helper_process.ts), lists the
-// process table with `ps`, and signals a whole process group, which Deno allows only then.
-const HELPER_PERMISSIONS = [
-  "--quiet",
-  "--no-config",
-  "--no-prompt",
-  "--allow-read",
-  "--allow-write",
-  "--allow-run",
-  "--allow-net",
-  // A helper lives as long as its enrollment and runs little JavaScript: a small heap, no JIT
-  // and one GC thread keep its memory low and flat. Its live heap stays near 4.5 MiB, but V8
-  // would grow the young generation to 16 MiB of semi-spaces that stay resident
-  // (`deno run -A bench/soak.ts` prints the helper's RSS after 100, 500, 1000 and 2000 runs).
-  "--v8-flags=--max-old-space-size=16,--max-semi-space-size=1,--jitless,--single-threaded-gc",
-];
-
 /**
  * The V8 flags we recommend for the server itself (deno.json's `start` and `compile` tasks, the
  * release workflow, the client configuration in README.md, bench/bench.ts and bench/soak.ts;
@@ -72,23 +55,6 @@ const HELPER_PERMISSIONS = [
  * full-size output). README.md has the figures (bench/soak.ts, `deno task bench`).
  */
 export const SERVER_V8_FLAGS = "--max-semi-space-size=1,--optimize-for-size";
-
-/**
- * How the shell starts the helper. A compiled binary runs itself with `helper`; a bundle runs
- * itself through Deno; a checkout or URL runs lib/run/helper_entry.ts, whose module graph has no
- * npm package to resolve.
- */
-export function defaultHelperCommand(mainModule = Deno.mainModule): string[] {
-  if (mainModule.includes("/deno-compile-")) return [Deno.execPath(), "helper"];
-  const here = import.meta.url;
-  const entry = here.endsWith("/lib/mcp/server.ts")
-    ? new URL("../run/helper_entry.ts", here).href
-    : mainModule;
-  const args = entry === mainModule ? [entry, "helper"] : [entry];
-  // A remote entry's own imports come from its host, which Deno only fetches when allowed.
-  const remote = /^https?:/.test(entry) ? [`--allow-import=${new URL(entry).host}`] : [];
-  return [Deno.execPath(), "run", ...HELPER_PERMISSIONS, ...remote, ...args];
-}
 
 export async function startServer(
   config: Config,
@@ -120,8 +86,8 @@ export async function startServer(
         directory,
         tmux,
         tmuxSupported: !!version?.atLeast33,
-        helperCommand: options.helperCommand ?? defaultHelperCommand(),
         helperScript,
+        helperProgram,
         lifetimeSeconds: config.enrollmentSeconds,
         tmuxSocketPath: socketPath(tmux.socket),
       });

@@ -51,7 +51,8 @@ export class HelperArrivals {
     let identity: ProcessIdentity | null = null;
     try {
       await Deno.writeTextFile(proofPath, "", { mode: 0o600, createNew: true });
-      await writer.write(encodeFrame({ type: "prove", path: proofPath }));
+      // The path goes as the body, raw bytes, so the helper needs no JSON string decoding.
+      await writer.write(encodeFrame({ type: "prove" }, new TextEncoder().encode(proofPath)));
       const timeout = new Promise<null>((resolve) =>
         setTimeout(() => resolve(null), HELPER_PROOF_TIMEOUT_MS)
       );

@@ -15,6 +15,7 @@ import { Invitations } from "./invitations.ts";
 import { HelperArrivals, paneRootHolding } from "./consent.ts";
 import { deliverRunEvents, openShellSession } from "./shell_session.ts";
 import { publishServerRecord } from "./server_record.ts";
+import { helperCommand } from "./helper_program.ts";
 
 export const MAX_ENROLLMENTS = 8;
 
@@ -22,8 +23,10 @@ export type EnrollmentOptions = {
   directory: string;
   tmux: TmuxClient;
   tmuxSupported: boolean;
-  helperCommand: string[];
+  /** What a person's shell sources (helper.sh). */
   helperScript: string;
+  /** The helper's perl program (lib/run/helper_program.ts). */
+  helperProgram: string;
   lifetimeSeconds: number;
   /** The tmux socket this server is bound to, published for `tmux-mcp enroll` to find it. */
   tmuxSocketPath: string;
@@ -38,6 +41,7 @@ export class Enrollments {
   #helpers: HelperArrivals;
   #listener: Deno.UnixListener | null = null;
   #helperScriptFile: WrittenFile | null = null;
+  #helperProgramFile: WrittenFile | null = null;
   #options: EnrollmentOptions;
 
   constructor(options: EnrollmentOptions) {
@@ -52,7 +56,7 @@ export class Enrollments {
           this.channelPath,
           token,
           proofPath,
-          ...options.helperCommand,
+          ...helperCommand(this.#helperProgramFile!.path),
         ];
         return `source ${words.map(shellQuote).join(" ")}\n`;
       },
@@ -68,6 +72,10 @@ export class Enrollments {
     this.#helperScriptFile = await writeExclusive(
       `${this.#options.directory}/helper.sh`,
       this.#options.helperScript,
+    );
+    this.#helperProgramFile = await writeExclusive(
+      `${this.#options.directory}/helper.pl`,
+      this.#options.helperProgram,
     );
     this.#listener = await openChannel(this.channelPath, {
       shell: (conn, lines) => this.#enrollShell(conn, lines),
@@ -109,6 +117,7 @@ export class Enrollments {
     this.#listener?.close();
     this.#listener = null;
     if (this.#helperScriptFile) await removeIfSame(this.#helperScriptFile);
+    if (this.#helperProgramFile) await removeIfSame(this.#helperProgramFile);
     await Deno.remove(this.channelPath).catch(() => {});
   }
 

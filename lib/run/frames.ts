@@ -1,9 +1,9 @@
 // The wire between the server and the helper. Script and outputs are arbitrary bytes, and a
 // script's output may itself look like a protocol line ("RESULT 0"), so nothing is delimited
 // by content: every frame is two big-endian u32 lengths, a JSON header, then raw body bytes.
-// Headers are typed here once and checked where they enter.
+// Headers are typed here once and checked where they enter. This is the server's side; the
+// helper's side is lib/run/helper.pl, which reads the server's headers with one strict pattern.
 import type { StopReport } from "./process_group.ts";
-import { concatBytes } from "../bytes.ts";
 import { isJsonObject } from "../json_object.ts";
 
 export type Completion =
@@ -27,7 +27,8 @@ export type HelperMessage =
 export type OutputStream = "stdout" | "stderr";
 
 export type ServerMessage =
-  | { type: "prove"; path: string }
+  /** The body is the path of a file the helper is to hold open (lib/run/consent.ts). */
+  | { type: "prove" }
   | { type: "script"; run_id: string; stdout_limit: number; stderr_limit: number }
   | { type: "abort"; run_id: string }
   | { type: "cancel"; run_id: string };
@@ -40,22 +41,14 @@ const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export class MalformedFrame extends Error {}
 
 export function encodeFrame(header: object, body: Uint8Array = new Uint8Array()): Uint8Array {
-  return concatBytes(frameParts(header, [body]));
-}
-
-/**
- * A frame as the pieces to write one after another: the lengths and the header, then the body's
- * parts as they are. A full-size result's two outputs go out without being copied into one body
- * and then into one frame.
- */
-export function frameParts(header: object, body: Uint8Array[] = []): Uint8Array[] {
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
-  const head = new Uint8Array(8 + headerBytes.length);
-  const view = new DataView(head.buffer);
+  const frame = new Uint8Array(8 + headerBytes.length + body.length);
+  const view = new DataView(frame.buffer);
   view.setUint32(0, headerBytes.length);
-  view.setUint32(4, body.reduce((sum, part) => sum + part.length, 0));
-  head.set(headerBytes, 8);
-  return [head, ...body.filter((part) => part.length > 0)];
+  view.setUint32(4, body.length);
+  frame.set(headerBytes, 8);
+  frame.set(body, 8 + headerBytes.length);
+  return frame;
 }
 
 /** Yields raw frames from a byte stream; throws MalformedFrame on anything out of bounds. */
@@ -209,27 +202,6 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
         ? { type: "refused", run_id, reason }
         : null;
     }
-  }
-  return null;
-}
-
-/** Checks a header from the server, on the helper's side. */
-export function parseServerMessage(header: unknown): ServerMessage | null {
-  if (!isJsonObject(header)) return null;
-  const h = header;
-  if (h.type === "prove") {
-    return typeof h.path === "string" ? { type: "prove", path: h.path } : null;
-  }
-  const run_id = h.run_id;
-  if (!isHex(run_id, HEX32)) return null;
-  if (h.type === "abort" || h.type === "cancel") return { type: h.type, run_id };
-  if (h.type === "script" && isInteger(h.stdout_limit) && isInteger(h.stderr_limit)) {
-    return {
-      type: "script",
-      run_id,
-      stdout_limit: h.stdout_limit,
-      stderr_limit: h.stderr_limit,
-    };
   }
   return null;
 }

@@ -5,10 +5,8 @@ import assert from "node:assert/strict";
 import {
   encodeFrame,
   type Frame,
-  frameParts,
   MalformedFrame,
   parseHelperMessage,
-  parseServerMessage,
   readFrames,
 } from "./frames.ts";
 import { concatBytes } from "../bytes.ts";
@@ -50,19 +48,6 @@ Deno.test("a frame is two big-endian lengths, the JSON header, then the body", (
     frame,
     concatBytes([lengthPrefix(header.length, 3), header, new Uint8Array([1, 2, 3])]),
   );
-});
-
-Deno.test("a frame written in parts is the same bytes, its body the parts end to end", async () => {
-  const header = { type: "result", run_id: RUN, stdout_bytes: 2 };
-  const out = new Uint8Array([1, 2]);
-  const err = new Uint8Array([3]);
-  const parts = frameParts(header, [out, new Uint8Array(), err]);
-  assert.deepEqual(concatBytes(parts), encodeFrame(header, new Uint8Array([1, 2, 3])));
-  assert.equal(parts.at(-1), err, "a body part goes out as it is, not copied");
-  assert.deepEqual(await collect(streamOf(...parts)), [{
-    header,
-    body: new Uint8Array([1, 2, 3]),
-  }]);
 });
 
 Deno.test("a frame round-trips with its header and exact body bytes", async () => {
@@ -220,14 +205,6 @@ Deno.test("fields the wire format does not name are dropped, at every level", ()
       stop,
     },
   );
-  assert.deepEqual(
-    parseServerMessage({ type: "cancel", run_id: RUN, stdout_limit: 1 }),
-    { type: "cancel", run_id: RUN },
-  );
-  assert.deepEqual(
-    parseServerMessage({ type: "prove", path: "/p", run_id: RUN }),
-    { type: "prove", path: "/p" },
-  );
 });
 
 Deno.test("a helper message with a bad field or an unknown type is refused", () => {
@@ -275,29 +252,5 @@ Deno.test("a helper message with a bad field or an unknown type is refused", () 
     ]
   ) {
     assert.equal(parseHelperMessage(header), null, JSON.stringify(header));
-  }
-});
-
-Deno.test("server messages are checked on the helper's side", () => {
-  for (
-    const message of [
-      { type: "script", run_id: RUN, stdout_limit: 65536, stderr_limit: 0 },
-      { type: "abort", run_id: RUN },
-      { type: "cancel", run_id: RUN },
-    ]
-  ) {
-    assert.deepEqual(parseServerMessage(message), message);
-  }
-  for (
-    const header of [
-      null,
-      { type: "script", run_id: RUN, stdout_limit: 1 },
-      { type: "script", run_id: RUN, stdout_limit: 1, stderr_limit: "1" },
-      { type: "abort", run_id: "x" },
-      { type: "hello", run_id: RUN },
-      { type: "cancel" },
-    ]
-  ) {
-    assert.equal(parseServerMessage(header), null, JSON.stringify(header));
   }
 });

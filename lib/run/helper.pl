@@ -1,0 +1,485 @@
+# The helper: the enrolled shell's own child, started once at enrollment, that runs each script
+# and waits on it natively. The server is not the shell's ancestor, so it cannot wait on the
+# script; a shell's `$?` cannot tell exit 130 from SIGINT. The helper can, and it stays alive
+# while enrolled so that no run pays a process start-up.
+#
+# Why perl: it is in /usr/bin on Linux and macOS alike, it can fork, lead a process group, exec
+# and wait with the kernel's own calls, and a helper in it holds about 8 MiB where a Deno helper
+# held 48-54 MiB (`deno task bench`). Only modules of Debian's perl-base are used: POSIX, Socket,
+# Errno; sha256_hex comes from lib/run/sha256.pl, which the server writes into the same file
+# ahead of this one. The server starts it as `/usr/bin/env -i /usr/bin/perl FILE`, so no
+# PERL5OPT or PERL5LIB of the person's environment reaches it.
+#
+# The wire (lib/run/frames.ts): two big-endian u32 lengths, a JSON header, raw body bytes. The
+# server's headers are flat objects of short lowercase strings and integers, read here by one
+# strict pattern; the helper's are built here from checked values only.
+use strict;
+use warnings;
+use POSIX ();
+use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
+use Errno qw(EINTR);
+
+# After the exit is seen, both pipes must reach EOF within this window (spec §3.16).
+my $DRAIN_WINDOW = 0.25;
+# Between SIGTERM and SIGKILL, and again for SIGKILL to take effect (lib/run/process_group.ts).
+my $KILL_GRACE = 0.5;
+my $STOP_POLL = 0.025;
+# How long the loop sleeps at most while a script runs with its pipes open: the exit wakes it
+# through SIGCHLD, and this bounds the one case it cannot (the signal arriving just before the
+# loop goes to sleep).
+my $EXIT_BACKSTOP = 0.05;
+# A script closed both pipes but its exit is not reaped yet: that gap is microseconds.
+my $EXIT_POLL = 0.001;
+my $MAX_HEADER = 64 * 1024;
+my $MAX_BODY = 2 * 1024 * 1024;
+my $READ_BYTES = 65536;
+my $HEX32 = qr/\A[0-9a-f]{32}\z/;
+my $HEX64 = qr/\A[0-9a-f]{64}\z/;
+
+# Seconds on a clock that only goes forward, at the kernel's tick (10 ms): enough for the 250 ms
+# drain window, with nothing beyond perl-base.
+my $TICKS = POSIX::sysconf(POSIX::_SC_CLK_TCK()) || 100;
+sub now { return (POSIX::times())[0] / $TICKS }
+
+# The pane's hangup and the person's Ctrl-C at the prompt must not take a run's result with
+# them: the helper ends only when its channel says so, after its runs are reported. Handlers,
+# not IGNORE, so a script does not inherit them.
+# SIGCHLD has a handler of its own only so that a script's exit interrupts the loop's select.
+my $terminated = 0;
+$SIG{HUP} = $SIG{INT} = $SIG{CHLD} = sub { };
+$SIG{TERM} = sub { $terminated = 1 };
+$SIG{PIPE} = 'IGNORE';
+# What a script starts with, whatever the shell left the helper: every signal at its default.
+my @SCRIPT_DEFAULT_SIGNALS = qw(HUP INT QUIT TERM PIPE CHLD ALRM USR1 USR2 TSTP TTIN TTOU);
+
+# --- The shell's pipe: NUL-ended fields. "H", channel path, token; then per run "R", run id,
+# token, digest, cwd, umask (as the builtin prints it), a count, then that many NAME=value.
+
+my $from_shell = '';
+my @fields;
+my $shell_open = 1;
+
+# One read of the shell's pipe into @fields; false at its end.
+sub read_shell {
+  my $got = sysread STDIN, $from_shell, $READ_BYTES, length $from_shell;
+  return 1 if !defined $got && $! == EINTR;
+  return 0 unless $got;
+  while ((my $end = index $from_shell, "\0") >= 0) {
+    push @fields, substr $from_shell, 0, $end;
+    substr($from_shell, 0, $end + 1) = '';
+  }
+  return 1;
+}
+
+while (@fields < 3) { read_shell() or exit 0 }
+my ($hello_kind, $channel_path, $token) = splice @fields, 0, 3;
+exit 0 unless $hello_kind eq 'H' && $token =~ $HEX32;
+socket(my $link, AF_UNIX, SOCK_STREAM, 0) or exit 0;
+connect($link, pack_sockaddr_un($channel_path)) or exit 0;
+my $link_open = 1;
+
+# --- The link to the server.
+
+sub write_all {
+  my $at = 0;
+  while ($link_open && $at < length $_[0]) {
+    my $wrote = syswrite $link, $_[0], length($_[0]) - $at, $at;
+    if (!defined $wrote) {
+      next if $! == EINTR;
+      $link_open = 0;
+    } else {
+      $at += $wrote;
+    }
+  }
+}
+
+# One frame: a header built from checked values, then the body's parts as they are.
+sub send_frame {
+  my ($header, @body) = @_;
+  my $body_length = 0;
+  $body_length += length for @body;
+  write_all(pack('NN', length $header, $body_length) . $header);
+  write_all($_) for @body;
+}
+
+sub completion_json {
+  my ($completion) = @_;
+  return 'null' unless $completion;
+  return sprintf '{"state":"signaled","exit_status":null,"signal":%d}', $completion->{signal}
+    if defined $completion->{signal};
+  return sprintf '{"state":"exited","exit_status":%d,"signal":null}', $completion->{exit_status};
+}
+
+sub stop_json {
+  my ($stop) = @_;
+  my $remaining = defined $stop->{remaining} ? $stop->{remaining} : 'null';
+  return sprintf '{"remaining":%s,"left_group":%d}', $remaining, $stop->{left_group};
+}
+
+sub refuse {
+  my ($run_id, $reason) = @_;
+  send_frame(qq({"type":"refused","run_id":"$run_id","reason":"$reason"}));
+}
+
+# A server header, or undef when it is not a flat object of lowercase strings and integers.
+sub parse_header {
+  my ($json) = @_;
+  my %header;
+  return undef unless $json =~ /\G\{/gc;
+  while (1) {
+    return undef unless $json =~ /\G"([a-z_]+)":(?:"([0-9a-z_]*)"|(0|[1-9][0-9]{0,14}))/gc;
+    $header{$1} = defined $2 ? $2 : 0 + $3;
+    return \%header if $json =~ /\G\}\z/gc;
+    return undef unless $json =~ /\G,/gc;
+  }
+}
+
+send_frame(qq({"type":"hello","token":"$token","pid":$$}));
+
+my %requests;    # run id => what the shell said about the run, until its script arrives
+my %runs;        # run id => a script running, or draining after its exit
+my $leaving = 0; # the server went, or asked us to go: stop what runs, then exit
+
+sub take_records {
+  while (@fields) {
+    return 0 unless $fields[0] eq 'R';    # anything else ends the shell's stream
+    return 1 if @fields < 7;
+    return 0 unless $fields[6] =~ /\A[0-9]+\z/;
+    return 1 if @fields < 7 + $fields[6];
+    my (undef, $run_id, $run_token, $digest, $cwd, $mask, $count) = splice @fields, 0, 7;
+    my %environment;
+    for my $entry (splice @fields, 0, $count) {
+      my $equals = index $entry, '=';
+      $environment{substr $entry, 0, $equals} = substr $entry, $equals + 1 if $equals > 0;
+    }
+    $mask =~ s/\A\s+|\s+\z//g;
+    next unless $run_id =~ $HEX32 && $run_token =~ $HEX32 && $digest =~ $HEX64;
+    $requests{$run_id} = {
+      cwd => $cwd,
+      umask => ($mask =~ /\A[0-7]{1,4}\z/ ? oct $mask : undef),
+      environment => \%environment,
+      digest => $digest,
+    };
+    send_frame(qq({"type":"ready","run_id":"$run_id","token":"$run_token","digest":"$digest"}));
+  }
+  return 1;
+}
+
+# --- Running a script.
+
+# In the forked child: lead a new group in the shell's session (so /dev/tty still works), keep
+# only the run's three pipes, take the shell's directory, umask and environment, exec `sh`.
+sub become_script {
+  my ($request, $script, $stdin, $stdout, $stderr) = @_;
+  setpgrp(0, 0) or POSIX::_exit(126);
+  $SIG{$_} = 'DEFAULT' for @SCRIPT_DEFAULT_SIGNALS;
+  POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new());
+  POSIX::dup2(fileno $stdin, 0);
+  POSIX::dup2(fileno $stdout, 1);
+  POSIX::dup2(fileno $stderr, 2);
+  if (opendir my $fds, '/dev/fd') {
+    my @open = grep { /\A[0-9]+\z/ && $_ > 2 } readdir $fds;
+    closedir $fds;
+    POSIX::close($_) for @open;
+  }
+  if (!chdir $request->{cwd}) {
+    syswrite STDERR, "tmux-mcp: the shell's directory could not be entered\n";
+    POSIX::_exit(126);
+  }
+  umask $request->{umask} if defined $request->{umask};
+  %ENV = %{ $request->{environment} };
+  { no warnings 'exec'; exec { '/bin/sh' } '/bin/sh', '-c', $script; }
+  syswrite STDERR, "tmux-mcp: /bin/sh could not be started\n";
+  POSIX::_exit(127);
+}
+
+sub start_run {
+  my ($run_id, $limits, $script) = @_;
+  my $request = delete $requests{$run_id};
+  return refuse($run_id, 'unknown_run') unless $request;
+  return refuse($run_id, 'nul') if index($script, "\0") >= 0;
+  return refuse($run_id, 'digest') if sha256_hex($script) ne $request->{digest};
+  return refuse($run_id, 'spawn') if $leaving || !-d $request->{cwd};
+  # stdin is a pipe whose write end closes at once: the script reads EOF.
+  my ($in_r, $in_w, $out_r, $out_w, $err_r, $err_w);
+  pipe($in_r, $in_w) && pipe($out_r, $out_w) && pipe($err_r, $err_w)
+    or return refuse($run_id, 'spawn');
+  my $pid = fork;
+  return refuse($run_id, 'spawn') unless defined $pid;
+  become_script($request, $script, $in_r, $out_w, $err_w) if $pid == 0;
+  # Both sides set the group, so it exists whichever of the two runs first.
+  setpgrp($pid, $pid);
+  close $_ for $in_r, $in_w, $out_w, $err_w;
+  $runs{$run_id} = {
+    id => $run_id,
+    pid => $pid,
+    streams => {
+      stdout => { fh => $out_r, data => '', limit => $limits->{stdout_limit} },
+      stderr => { fh => $err_r, data => '', limit => $limits->{stderr_limit} },
+    },
+    completion => undef,
+    exited_at => undef,
+  };
+  send_frame(qq({"type":"started","run_id":"$run_id","pid":$pid}));
+}
+
+sub open_streams {
+  my ($run) = @_;
+  return grep { $run->{streams}{$_}{fh} } qw(stdout stderr);
+}
+
+sub close_streams {
+  my ($run) = @_;
+  for my $stream (values %{ $run->{streams} }) {
+    close $stream->{fh} if $stream->{fh};
+    $stream->{fh} = undef;
+  }
+}
+
+# Reaps the run's `sh` if it has exited: the native completion, exit or signal.
+sub reap {
+  my ($run) = @_;
+  return if $run->{completion};
+  return unless waitpid($run->{pid}, POSIX::WNOHANG()) == $run->{pid};
+  my $status = $?;
+  $run->{completion} = POSIX::WIFSIGNALED($status)
+    ? { signal => POSIX::WTERMSIG($status) }
+    : { exit_status => POSIX::WEXITSTATUS($status) };
+  $run->{exited_at} = now();
+}
+
+# --- Stopping a script's group, and saying what the stop confirmed (as lib/run/process_group.ts
+# does for the server): live members left, and live descendants that had left the group.
+
+# The process table from ps(1), the same on Linux and macOS; undef when it cannot be read.
+sub process_table {
+  local $ENV{PATH} = '/usr/sbin:/usr/bin:/sbin:/bin';
+  local $ENV{LC_ALL} = 'C';
+  my $ps = open(my $table, '-|');
+  return undef unless defined $ps;
+  if ($ps == 0) {
+    open STDERR, '>', '/dev/null';
+    { no warnings 'exec'; exec 'ps', '-A', '-o', 'pid=,ppid=,pgid=,stat='; }
+    POSIX::_exit(127);
+  }
+  my @rows;
+  while (my $line = <$table>) {
+    next unless $line =~ /\A\s*([0-9]+)\s+([0-9]+)\s+([0-9]+)\s+(\S+)/;
+    push @rows, { pid => $1, parent => $2, group => $3, live => $4 !~ /\A[ZX]/ };
+  }
+  close $table or return undef;
+  return \@rows;
+}
+
+sub live_members {
+  my ($rows, $group) = @_;
+  return scalar grep { $_->{group} == $group && $_->{live} } @$rows;
+}
+
+sub descendants_outside {
+  my ($rows, $leader) = @_;
+  my %children;
+  push @{ $children{ $_->{parent} } }, $_ for @$rows;
+  my (%outside, @todo);
+  @todo = ($leader);
+  while (defined(my $pid = shift @todo)) {
+    for my $child (@{ $children{$pid} || [] }) {
+      $outside{ $child->{pid} } = 1 if $child->{group} != $leader && $child->{live};
+      push @todo, $child->{pid};
+    }
+  }
+  return \%outside;
+}
+
+# Polls `done` every 25 ms for up to `limit` seconds.
+sub poll_until {
+  my ($done, $limit) = @_;
+  my $until = now() + $limit;
+  while (1) {
+    return 1 if $done->();
+    return 0 if now() >= $until;
+    select(undef, undef, undef, $STOP_POLL);
+  }
+}
+
+sub stop_group {
+  my ($run) = @_;
+  my $group = $run->{pid};
+  my $before = process_table();
+  my $escapees = $before ? descendants_outside($before, $group) : {};
+  my $empty = sub {
+    reap($run);
+    my $rows = process_table();
+    return $rows && live_members($rows, $group) == 0;
+  };
+  if (kill 'TERM', -$group) {
+    kill 'CONT', -$group;
+    if (!poll_until($empty, $KILL_GRACE)) {
+      kill 'KILL', -$group;
+      poll_until($empty, $KILL_GRACE);
+    }
+  }
+  poll_until(sub { reap($run); $run->{completion} }, $KILL_GRACE);
+  my $after = process_table();
+  return { remaining => undef, left_group => scalar keys %$escapees } unless $after;
+  my %alive = map { $_->{live} ? ($_->{pid} => 1) : () } @$after;
+  return {
+    remaining => live_members($after, $group),
+    left_group => scalar grep { $alive{$_} } keys %$escapees,
+  };
+}
+
+sub end_run {
+  my ($run) = @_;
+  close_streams($run);
+  delete $runs{ $run->{id} };
+}
+
+# The server's `cancel`, or our leaving. A script that has already exited on its own is not
+# stopped: a stop now would only hit background jobs, which are the author's choice, and its
+# result (or the drain verdict) follows within the window.
+sub stop_run {
+  my ($run) = @_;
+  reap($run);
+  return if $run->{completion};
+  my $stop = stop_group($run);
+  end_run($run);
+  send_frame(sprintf '{"type":"cancelled","run_id":"%s","completion":%s,"stop":%s}',
+    $run->{id}, completion_json($run->{completion}), stop_json($stop));
+}
+
+# Overflow refuses the run, even after `sh` exited: what it left in its group goes too.
+sub overflow_run {
+  my ($run, $stream) = @_;
+  my $stop = stop_group($run);
+  end_run($run);
+  send_frame(sprintf '{"type":"overflow","run_id":"%s","stream":"%s","stop":%s}',
+    $run->{id}, $stream, stop_json($stop));
+}
+
+# Reads what a stream has, at most its allowance + 1 byte.
+sub drain {
+  my ($run, $name) = @_;
+  my $stream = $run->{streams}{$name};
+  my $room = $stream->{limit} + 1 - length $stream->{data};
+  $room = $READ_BYTES if $room > $READ_BYTES;
+  my $got = sysread $stream->{fh}, $stream->{data}, $room, length $stream->{data};
+  return if !defined $got && $! == EINTR;
+  if (!$got) {
+    close $stream->{fh};
+    $stream->{fh} = undef;
+  } elsif (length $stream->{data} > $stream->{limit}) {
+    overflow_run($run, $name);
+  }
+}
+
+# A reaped run reports once both pipes reached EOF, or says which stayed open past the window.
+sub settle {
+  my ($run) = @_;
+  return unless $run->{completion};
+  my @open = open_streams($run);
+  if (!@open) {
+    end_run($run);
+    my ($out, $err) = map { $run->{streams}{$_}{data} } qw(stdout stderr);
+    send_frame(sprintf('{"type":"result","run_id":"%s","completion":%s,"stdout_bytes":%d}',
+      $run->{id}, completion_json($run->{completion}), length $out), $out, $err);
+  } elsif (now() >= $run->{exited_at} + $DRAIN_WINDOW) {
+    end_run($run);
+    send_frame(sprintf '{"type":"drain_timeout","run_id":"%s","completion":%s,"open":[%s]}',
+      $run->{id}, completion_json($run->{completion}), join ',', map {qq("$_")} @open);
+  }
+}
+
+# --- The server's frames.
+
+my $from_server = '';
+my $proof;    # the file the server's `prove` named, held open until the next frame
+
+sub handle_frame {
+  my ($header, $body) = @_;
+  my $type = $header->{type} // '';
+  if ($type eq 'prove') {
+    # The server proves who is on this connection by naming a file (the body) for us to hold
+    # open while it looks at our descriptors.
+    send_frame('{"type":"proved"}') if open $proof, '<', $body;
+    return 1;
+  }
+  my $run_id = $header->{run_id} // '';
+  return 0 unless $run_id =~ $HEX32;
+  if ($type eq 'abort') {
+    delete $requests{$run_id};
+  } elsif ($type eq 'cancel') {
+    stop_run($runs{$run_id}) if $runs{$run_id};
+  } elsif ($type eq 'script' && defined $header->{stdout_limit}
+    && defined $header->{stderr_limit})
+  {
+    start_run($run_id, $header, $body);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+# Takes every whole frame read so far; false when one is malformed.
+sub take_frames {
+  while (length $from_server >= 8) {
+    my ($header_length, $body_length) = unpack 'NN', $from_server;
+    return 0 if $header_length > $MAX_HEADER || $body_length > $MAX_BODY;
+    my $length = 8 + $header_length + $body_length;
+    return 1 if length $from_server < $length;
+    my $header = parse_header(substr $from_server, 8, $header_length);
+    my $body = substr $from_server, 8 + $header_length, $body_length;
+    substr($from_server, 0, $length) = '';
+    undef $proof;
+    return 0 unless $header && handle_frame($header, $body);
+  }
+  return 1;
+}
+
+$shell_open = take_records();
+
+# --- The loop. The shell closing its end means it exited: every run still in flight finishes,
+# drains and reports first (the server decides whether a run outlives its shell). The server
+# closing the link, or SIGTERM, means nobody will read a result: stop every run's group, go.
+
+while (1) {
+  $leaving ||= $terminated || !$link_open;
+  reap($_) for values %runs;
+  if ($leaving) { stop_run($_) for values %runs }
+  settle($_) for values %runs;
+  last if !%runs && ($leaving || !$shell_open);
+
+  my $readable = '';
+  vec($readable, fileno STDIN, 1) = 1 if $shell_open;
+  vec($readable, fileno $link, 1) = 1 if $link_open;
+  my $timeout;
+  for my $run (values %runs) {
+    vec($readable, fileno $run->{streams}{$_}{fh}, 1) = 1 for open_streams($run);
+    my $wait = $run->{completion} ? $run->{exited_at} + $DRAIN_WINDOW - now()
+      : open_streams($run) ? $EXIT_BACKSTOP
+      : $EXIT_POLL;
+    $wait = 0 if $wait < 0;
+    $timeout = $wait if !defined $timeout || $wait < $timeout;
+  }
+  my $ready = select(my $seen = $readable, undef, undef, $timeout);
+  next if $ready <= 0;
+
+  for my $run (values %runs) {
+    for my $name (open_streams($run)) {
+      next unless $runs{ $run->{id} } && vec($seen, fileno $run->{streams}{$name}{fh}, 1);
+      drain($run, $name);
+    }
+  }
+  if ($shell_open && vec($seen, fileno STDIN, 1)) {
+    $shell_open = read_shell() && take_records();
+  }
+  if ($link_open && vec($seen, fileno $link, 1)) {
+    my $got = sysread $link, $from_server, $READ_BYTES, length $from_server;
+    if (!defined $got && $! == EINTR) {
+      # A signal: the loop looks again.
+    } elsif (!$got || !take_frames()) {
+      $link_open = 0;
+    }
+  }
+}
+exit 0;

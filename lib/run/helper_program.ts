@@ -1,0 +1,14 @@
+// The helper's program and how an enrolled shell starts it. The helper is perl
+// (lib/run/helper.pl says why); the server writes the program into its private directory next
+// to helper.sh, the SHA-256 it needs first (lib/run/sha256.pl), and the shell runs it with an
+// empty environment, so nothing of the person's perl settings reaches it.
+import sha256Source from "./sha256.pl" with { type: "text" };
+import helperSource from "./helper.pl" with { type: "text" };
+
+/** The file the server writes: the SHA-256 subroutines, then the helper. */
+export const helperProgram = `${sha256Source}\n${helperSource}`;
+
+/** The helper's command line, for the program written at `programPath`. */
+export function helperCommand(programPath: string): string[] {
+  return ["/usr/bin/env", "-i", "/usr/bin/perl", programPath];
+}

@@ -1,0 +1,257 @@
+// The perl helper on its own, without tmux or zsh: this test plays the shell (the helper's
+// stdin) and the server (the channel it connects to), so each refusal, the strict reading of
+// the server's headers and the helper's ways of ending are seen as frames and exit codes.
+import assert from "node:assert/strict";
+import {
+  encodeFrame,
+  type Frame,
+  type HelperMessage,
+  parseHelperMessage,
+  readFrames,
+} from "../lib/run/frames.ts";
+import { helperCommand, helperProgram } from "../lib/run/helper_program.ts";
+import sha256Source from "../lib/run/sha256.pl" with { type: "text" };
+import { randomHex, sha256Hex } from "../lib/ids.ts";
+import { processExists } from "../lib/run/procfs.ts";
+import { waitFor } from "../lib/cli/private_lab.ts";
+
+const TOKEN = randomHex();
+const SHELL_ENV = ["PATH=/usr/bin:/bin", "GREETING=a=b c"];
+
+type Helper = {
+  child: Deno.ChildProcess;
+  /** What the shell writes to the helper: NUL-ended fields. */
+  shell: WritableStreamDefaultWriter<Uint8Array>;
+  frames: AsyncGenerator<Frame<unknown>>;
+  send: (header: object, body?: Uint8Array) => Promise<void>;
+  /** Writes bytes on the link as they are, for frames encodeFrame would not make. */
+  sendRaw: (bytes: Uint8Array) => Promise<void>;
+  /** The helper's next frame, its header checked as the server checks it. */
+  next: () => Promise<{ message: HelperMessage; body: Uint8Array }>;
+  /** Asks for a run as the shell's ZLE handler does; resolves to its run id once `ready`. */
+  request: (script: string, cwd?: string) => Promise<string>;
+  dir: string;
+};
+
+async function withHelper(fn: (helper: Helper) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-helper-test-" });
+  const program = `${dir}/helper.pl`;
+  await Deno.writeTextFile(program, helperProgram);
+  const listener = Deno.listen({ transport: "unix", path: `${dir}/channel` });
+  const [command, ...args] = helperCommand(program);
+  // The person's perl settings must not reach the helper: this one would make perl die.
+  const child = new Deno.Command(command, {
+    args,
+    env: { PERL5OPT: "-Mtmux_mcp_no_such_module" },
+    stdin: "piped",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const shell = child.stdin.getWriter();
+  const fields = (...values: string[]) =>
+    shell.write(new TextEncoder().encode(values.map((value) => `${value}\0`).join("")));
+  await fields("H", `${dir}/channel`, TOKEN);
+  const conn = await listener.accept();
+  listener.close();
+  const frames = readFrames(conn.readable);
+  const writer = conn.writable.getWriter();
+  const next = async () => {
+    const frame = await frames.next();
+    assert.equal(frame.done, false, "the helper closed its link");
+    const message = parseHelperMessage(frame.value!.header);
+    assert.ok(message, "the helper's header is one the server accepts");
+    return { message, body: frame.value!.body };
+  };
+  const helper: Helper = {
+    child,
+    shell,
+    frames,
+    dir,
+    send: (header, body) => writer.write(encodeFrame(header, body)),
+    sendRaw: (bytes) => writer.write(bytes),
+    next,
+    request: async (script, cwd = dir) => {
+      const runId = randomHex();
+      const digest = await sha256Hex(new TextEncoder().encode(script));
+      await fields(
+        "R",
+        runId,
+        TOKEN,
+        digest,
+        cwd,
+        "0027\n",
+        String(SHELL_ENV.length),
+        ...SHELL_ENV,
+      );
+      assert.deepEqual((await next()).message, {
+        type: "ready",
+        run_id: runId,
+        token: TOKEN,
+        digest,
+      });
+      return runId;
+    },
+  };
+  try {
+    const hello = await next();
+    assert.deepEqual(hello.message, { type: "hello", token: TOKEN, pid: child.pid });
+    await fn(helper);
+  } finally {
+    await shell.close().catch(() => {});
+    await writer.close().catch(() => {});
+    await waitFor("the helper to exit", async () => !await processExists(child.pid));
+    await child.status;
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const LIMITS = { stdout_limit: 1024, stderr_limit: 1024 };
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+Deno.test("the helper runs a script in the shell's cwd, umask and environment, and nothing else", () =>
+  withHelper(async (helper) => {
+    const script = 'printf "%s|%s|%s|" "$PWD" "$(umask)" "$GREETING"; env | sort | tr "\\n" ,; ' +
+      "ls /dev/fd | tr '\\n' ' ' >&2";
+    const runId = await helper.request(script);
+    await helper.send(
+      { type: "script", run_id: runId, ...LIMITS },
+      new TextEncoder().encode(script),
+    );
+    assert.equal((await helper.next()).message.type, "started");
+    const result = await helper.next();
+    assert.equal(result.message.type, "result");
+    const header = result.message;
+    assert.deepEqual(header.completion, { state: "exited", exit_status: 0, signal: null });
+    const stdout = text(result.body.subarray(0, header.stdout_bytes));
+    const dir = await Deno.realPath(helper.dir);
+    // sh adds PWD (and the dash on Debian OLDPWD is not set): the rest is the shell's.
+    assert.equal(stdout, `${dir}|0027|a=b c|GREETING=a=b c,PATH=/usr/bin:/bin,PWD=${dir},`);
+    // 0, 1, 2 and the descriptor `ls` opened to read the list: no link, no other pipe.
+    assert.equal(text(result.body.subarray(header.stdout_bytes)).trim().split(" ").length, 4);
+  }));
+
+Deno.test("the helper refuses an unknown run, a wrong digest, a NUL and a missing cwd", () =>
+  withHelper(async (helper) => {
+    const refusal = async (runId: string, script: Uint8Array) => {
+      await helper.send({ type: "script", run_id: runId, ...LIMITS }, script);
+      return (await helper.next()).message;
+    };
+    const unknown = randomHex();
+    assert.deepEqual(await refusal(unknown, new Uint8Array([0x3a])), {
+      type: "refused",
+      run_id: unknown,
+      reason: "unknown_run",
+    });
+    const wrong = await helper.request("true");
+    assert.deepEqual(await refusal(wrong, new TextEncoder().encode("false")), {
+      type: "refused",
+      run_id: wrong,
+      reason: "digest",
+    });
+    const nul = await helper.request("a\0b");
+    assert.deepEqual(await refusal(nul, new TextEncoder().encode("a\0b")), {
+      type: "refused",
+      run_id: nul,
+      reason: "nul",
+    });
+    const gone = await helper.request("true", `${helper.dir}/no such directory`);
+    assert.deepEqual(await refusal(gone, new TextEncoder().encode("true")), {
+      type: "refused",
+      run_id: gone,
+      reason: "spawn",
+    });
+    const aborted = await helper.request("true");
+    await helper.send({ type: "abort", run_id: aborted });
+    assert.deepEqual(await refusal(aborted, new TextEncoder().encode("true")), {
+      type: "refused",
+      run_id: aborted,
+      reason: "unknown_run",
+    });
+  }));
+
+Deno.test("a server header that is not a flat object of plain strings and integers ends the link", async () => {
+  const run = randomHex();
+  for (
+    const header of [
+      `{"type": "cancel","run_id":"${run}"}`,
+      `{"type":"cancel","run_id":"${run.slice(0, 31)}\\u0066"}`,
+      `{"type":"script","run_id":"${run}","stdout_limit":-1,"stderr_limit":0}`,
+      `{"type":"cancel","run_id":"${run}"`,
+      `{"type":"cancel","run_id":"not hex"}`,
+      `{"type":"other","run_id":"${run}"}`,
+      "[]",
+    ]
+  ) {
+    await withHelper(async (helper) => {
+      // A well-formed frame first, answered, so the end below is the bad header's doing.
+      await helper.send({ type: "prove" }, new TextEncoder().encode("/dev/null"));
+      assert.deepEqual((await helper.next()).message, { type: "proved" });
+      const bytes = new TextEncoder().encode(header);
+      const frame = new Uint8Array(8 + bytes.length);
+      new DataView(frame.buffer).setUint32(0, bytes.length);
+      frame.set(bytes, 8);
+      await helper.sendRaw(frame);
+      const timer = Promise.withResolvers<"still open">();
+      const timeout = setTimeout(() => timer.resolve("still open"), 5000);
+      const end = await Promise.race([helper.frames.next(), timer.promise]);
+      clearTimeout(timeout);
+      assert.deepEqual(end, { done: true, value: undefined }, `the link after ${header}`);
+      assert.equal((await helper.child.status).code, 0, header);
+    });
+  }
+});
+
+Deno.test("the shell's exit lets a run in flight finish and report before the helper goes", () =>
+  withHelper(async (helper) => {
+    const script = "sleep 0.3; echo done";
+    const runId = await helper.request(script);
+    await helper.send(
+      { type: "script", run_id: runId, ...LIMITS },
+      new TextEncoder().encode(script),
+    );
+    assert.equal(((await helper.next()).message as { type: string }).type, "started");
+    await helper.shell.close();
+    const result = await helper.next();
+    assert.equal(result.message.type, "result");
+    assert.equal(text(result.body), "done\n");
+    assert.equal((await helper.child.status).code, 0);
+  }));
+
+Deno.test("SIGTERM stops the running script's group, says so, and ends the helper", () =>
+  withHelper(async (helper) => {
+    const script = "sleep 30 & sleep 30";
+    const runId = await helper.request(script);
+    await helper.send(
+      { type: "script", run_id: runId, ...LIMITS },
+      new TextEncoder().encode(script),
+    );
+    const started = (await helper.next()).message as { pid: number };
+    helper.child.kill("SIGTERM");
+    assert.deepEqual((await helper.next()).message, {
+      type: "cancelled",
+      run_id: runId,
+      completion: { state: "signaled", exit_status: null, signal: 15 },
+      stop: { remaining: 0, left_group: 0 },
+    });
+    assert.equal(await processExists(started.pid), false);
+    assert.equal((await helper.child.status).code, 0);
+  }));
+
+Deno.test("the plain-perl SHA-256, for a perl without Digest::SHA, agrees with WebCrypto", async () => {
+  const sizes = [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000, 65536];
+  const inputs = sizes.map((size) => crypto.getRandomValues(new Uint8Array(size)));
+  const program = `${sha256Source}
+binmode STDIN; local $/; my $all = <STDIN>;
+my @sizes = (${sizes.join(", ")}); my $at = 0;
+for my $size (@sizes) { print sha256_hex_plain(substr $all, $at, $size), "\\n"; $at += $size }`;
+  const child = new Deno.Command("/usr/bin/perl", {
+    args: ["-e", program],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  for (const input of inputs) await writer.write(input);
+  await writer.close();
+  const got = text((await child.output()).stdout).trim().split("\n");
+  assert.deepEqual(got, await Promise.all(inputs.map(sha256Hex)));
+});
