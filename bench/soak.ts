@@ -26,7 +26,7 @@ async function usage(pid: number): Promise<Usage> {
   return { rss_kib: Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]), fds };
 }
 
-/** The enrolled shell's helper: its one child that runs the helper entry. */
+/** The enrolled shell's helper: its one child whose command line names helper.pl. */
 async function helperOf(shellPid: number): Promise<number> {
   for await (const entry of Deno.readDir("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
