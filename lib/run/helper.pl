@@ -6,7 +6,7 @@
 # Why perl: it is in /usr/bin on Linux and macOS alike, it can fork, lead a process group, exec
 # and wait with the kernel's own calls, and a helper in it holds about 8 MiB where a Deno helper
 # held 48-54 MiB (`deno task bench`). Only modules of Debian's perl-base are used: POSIX, Socket,
-# Errno; sha256_hex comes from lib/run/sha256.pl, which the server writes into the same file
+# Errno, Fcntl; sha256_hex comes from lib/run/sha256.pl, which the server writes into the same file
 # ahead of this one. The server starts it as `/usr/bin/env -i /usr/bin/perl FILE`, so no
 # PERL5OPT or PERL5LIB of the person's environment reaches it.
 #
@@ -18,18 +18,17 @@ use warnings;
 use POSIX ();
 use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
 use Errno qw(EINTR);
+use Fcntl qw(F_GETFL F_SETFL O_NONBLOCK);
 
 # After the exit is seen, both pipes must reach EOF within this window (spec §3.16).
 my $DRAIN_WINDOW = 0.25;
 # Between SIGTERM and SIGKILL, and again for SIGKILL to take effect (lib/run/process_group.ts).
 my $KILL_GRACE = 0.5;
 my $STOP_POLL = 0.025;
-# How long the loop sleeps at most while a script runs with its pipes open: the exit wakes it
-# through SIGCHLD, and this bounds the one case it cannot (the signal arriving just before the
-# loop goes to sleep).
+# How long the loop sleeps at most while a script runs: its exit wakes the loop (SIGCHLD), and
+# this bounds the one case it cannot, a signal in the microseconds between perl's last look at
+# its signals and the `select` call.
 my $EXIT_BACKSTOP = 0.05;
-# A script closed both pipes but its exit is not reaped yet: that gap is microseconds.
-my $EXIT_POLL = 0.001;
 my $MAX_HEADER = 64 * 1024;
 my $MAX_BODY = 2 * 1024 * 1024;
 my $READ_BYTES = 65536;
@@ -44,10 +43,17 @@ sub now { return (POSIX::times())[0] / $TICKS }
 # The pane's hangup and the person's Ctrl-C at the prompt must not take a run's result with
 # them: the helper ends only when its channel says so, after its runs are reported. Handlers,
 # not IGNORE, so a script does not inherit them.
-# SIGCHLD has a handler of its own only so that a script's exit interrupts the loop's select.
 my $terminated = 0;
-$SIG{HUP} = $SIG{INT} = $SIG{CHLD} = sub { };
+$SIG{HUP} = $SIG{INT} = sub { };
 $SIG{TERM} = sub { $terminated = 1 };
+# A script's exit wakes the loop through this pipe. Perl runs a signal's handler between two of
+# its own steps, so a SIGCHLD that comes while the loop is about to sleep has written here before
+# `select` starts, and `select` returns at once instead of sleeping through the exit.
+pipe(my $exits, my $exit_note) or exit 0;
+for my $end ($exits, $exit_note) {
+  fcntl($end, F_SETFL, fcntl($end, F_GETFL, 0) | O_NONBLOCK) or exit 0;
+}
+$SIG{CHLD} = sub { syswrite $exit_note, 'x' };
 $SIG{PIPE} = 'IGNORE';
 # What a script starts with, whatever the shell left the helper: every signal at its default.
 my @SCRIPT_DEFAULT_SIGNALS = qw(HUP INT QUIT TERM PIPE CHLD ALRM USR1 USR2 TSTP TTIN TTOU);
@@ -450,19 +456,19 @@ while (1) {
   last if !%runs && ($leaving || !$shell_open);
 
   my $readable = '';
+  vec($readable, fileno $exits, 1) = 1;
   vec($readable, fileno STDIN, 1) = 1 if $shell_open;
   vec($readable, fileno $link, 1) = 1 if $link_open;
   my $timeout;
   for my $run (values %runs) {
     vec($readable, fileno $run->{streams}{$_}{fh}, 1) = 1 for open_streams($run);
-    my $wait = $run->{completion} ? $run->{exited_at} + $DRAIN_WINDOW - now()
-      : open_streams($run) ? $EXIT_BACKSTOP
-      : $EXIT_POLL;
+    my $wait = $run->{completion} ? $run->{exited_at} + $DRAIN_WINDOW - now() : $EXIT_BACKSTOP;
     $wait = 0 if $wait < 0;
     $timeout = $wait if !defined $timeout || $wait < $timeout;
   }
   my $ready = select(my $seen = $readable, undef, undef, $timeout);
   next if $ready <= 0;
+  sysread $exits, my $notes, 512 if vec($seen, fileno $exits, 1);
 
   for my $run (values %runs) {
     for my $name (open_streams($run)) {

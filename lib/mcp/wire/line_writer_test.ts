@@ -45,3 +45,21 @@ Deno.test("idle waits for every line handed over, even one handed over while it 
   await idle;
   assert.deepEqual(written, ["first\n", "second\n"]);
 });
+
+Deno.test("a line is written a buffer at a time, not a piece at a time", async () => {
+  const writes: number[] = [];
+  const writer = new LineWriter((bytes) => {
+    writes.push(bytes.length);
+    return Promise.resolve(bytes.length);
+  });
+  const small = messageLine({ jsonrpc: "2.0", id: 1, result: toCallToolResult(success("hi")) });
+  assert.ok(small.length > 1, "a tool result comes in pieces");
+  await writer.write(small);
+  assert.deepEqual(writes, [new TextEncoder().encode(small.join("")).length]);
+  writes.length = 0;
+  const large = messageLine({ jsonrpc: "2.0", id: 2, result: toCallToolResult(success(TEXT)) });
+  await writer.write(large);
+  // Every write but the last is a full buffer, less the bytes of a character that did not fit.
+  assert.ok(writes.length > 1);
+  assert.ok(writes.slice(0, -1).every((length) => length > 65536 - 4), `${writes}`);
+});
