@@ -7,6 +7,7 @@ import type { TmuxClient } from "./tmux.ts";
 import { notFound, tmuxCall, tmuxCallSpawned, type TmuxOutcome } from "./targets.ts";
 import { decodeUtf8 } from "../utf8.ts";
 import { randomHex } from "../ids.ts";
+import { withTempFile } from "../temp_file.ts";
 
 export const DEFAULT_MAX_LINES = 1000;
 export const MAX_LINES = 10000;
@@ -48,8 +49,7 @@ export async function snapshot(
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<Snapshot>> {
   const buffer = `tmux-mcp-${randomHex(8)}`;
-  const file = await Deno.makeTempFile({ prefix: "tmux-mcp-capture-" });
-  const line = [
+  const line = (file: string) => [
     "display-message",
     "-p",
     "-t",
@@ -76,24 +76,21 @@ export async function snapshot(
     "-b",
     buffer,
   ];
-  let out: TmuxOutcome<string>;
-  let captured: Uint8Array;
-  try {
-    out = await tmuxCall(client, line, signal);
-    captured = out.ok ? await Deno.readFile(file) : new Uint8Array();
+  const [out, captured] = await withTempFile("tmux-mcp-capture-", async (file) => {
+    let out = await tmuxCall(client, line(file), signal);
+    let captured = out.ok ? Deno.readFileSync(file) : new Uint8Array();
     // Through a control connection the tmux server writes FILE itself. One that sees another
     // /tmp than we do (another mount namespace) fails, or writes its own file and leaves ours
     // empty, though a capture always holds a line. A spawned client writes FILE in our view.
     if (!out.ok ? out.payload.error.code !== "not_found" : captured.length === 0) {
       await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
-      out = await tmuxCallSpawned(client, line, signal);
-      captured = out.ok ? await Deno.readFile(file) : new Uint8Array();
+      out = await tmuxCallSpawned(client, line(file), signal);
+      captured = out.ok ? Deno.readFileSync(file) : new Uint8Array();
     }
     // A line that failed after the capture leaves its buffer: take it away.
     if (!out.ok) await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
-  } finally {
-    await Deno.remove(file).catch(() => {});
-  }
+    return [out, captured] as const;
+  });
   if (!out.ok) {
     return out.payload.error.code === "not_found" ? { ok: false, payload: notFound(paneId) } : out;
   }

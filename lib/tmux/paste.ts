@@ -3,6 +3,7 @@
 // command, optionally followed by Enter in the same queue turn. The buffer is deleted by the
 // paste and the file right after, whatever happened.
 import { randomHex } from "../ids.ts";
+import { withTempFile } from "../temp_file.ts";
 import { tmuxCall, type TmuxOutcome } from "./targets.ts";
 import type { TmuxClient } from "./tmux.ts";
 
@@ -13,10 +14,9 @@ export async function pasteIntoPane(
   options: { bracketed: boolean; enter: boolean },
 ): Promise<TmuxOutcome<string>> {
   const buffer = `tmux-mcp-${randomHex(8)}`;
-  const file = await Deno.makeTempFile({ prefix: "tmux-mcp-paste-" });
-  try {
-    await Deno.writeTextFile(file, text);
-    return await tmuxCall(client, [
+  return await withTempFile("tmux-mcp-paste-", (file) => {
+    Deno.writeTextFileSync(file, text);
+    return tmuxCall(client, [
       "load-buffer",
       "-b",
       buffer,
@@ -31,7 +31,5 @@ export async function pasteIntoPane(
       paneId,
       ...(options.enter ? [";", "send-keys", "-t", paneId, "Enter"] : []),
     ]);
-  } finally {
-    await Deno.remove(file).catch(() => {});
-  }
+  });
 }

@@ -146,11 +146,16 @@ async function serialised<T>(key: string, task: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The line typed into the shell: markers built from pieces, the command as one eval word. */
+/**
+ * The line typed into the shell: the command as one eval word in a subshell between two
+ * markers, each written with a quote inside it (`__MCP_S''TART_id`) so that the echo of the line
+ * itself never reads as a marker. It is as short as that allows: zsh reads a bracketed paste a
+ * byte at a time, two system calls per byte (`echo` and no spaces took the line for `true` from
+ * 117 to 88 bytes).
+ */
 export function typedLine(command: string, id: string, suppressHistory: boolean): string {
   const lead = suppressHistory ? " " : "";
-  return `${lead}printf '%s%s\\n' __MCP_START_ ${id}; ( eval ${shellQuote(command)} ); ` +
-    `printf '%s%s:%s\\n' __MCP_DONE_ ${id} "$?"`;
+  return `${lead}echo __MCP_S''TART_${id};(eval ${shellQuote(command)});echo __MCP_D''ONE_${id}:$?`;
 }
 
 const RUN_COMMAND_INPUT = toolInput(["pane_id", "command"], {
