@@ -172,6 +172,27 @@ Deno.test(
 );
 
 Deno.test(
+  "output taller than a look's window comes back whole, finished or timed out",
+  zsh(async (lab, s) => {
+    // A look captures 200 history lines above the screen; these outputs start further up.
+    const all = Array.from({ length: 450 }, (_, i) => String(i + 1)).join("\n");
+    const done = await s.call("run_command", { pane_id: lab.pane, command: "seq 1 450" });
+    assert.equal(done.data.exit_status, 0);
+    assert.equal(done.data.output, all);
+    assert.equal(done.data.note, null);
+    const slow = await s.call("run_command", {
+      pane_id: lab.pane,
+      command: "seq 1 450; sleep 30",
+      timeout: 1,
+    });
+    assert.equal(slow.data.timed_out, true);
+    assert.equal(slow.data.output, all);
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-c");
+    await waitForPrompt(lab);
+  }),
+);
+
+Deno.test(
   "a timeout reports timed_out with a null status, and the shell is usable afterwards",
   zsh(async (lab, s) => {
     const result = await s.call("run_command", {

@@ -20,6 +20,10 @@ export type Snapshot = {
   dead: boolean;
   /** The pane's foreground process name (tmux's pane_current_command). */
   currentCommand: string;
+  /**
+   * The history lines `lines` holds before the visible screen: all of the pane's history, or
+   * at most the window a snapshot was asked for. `lines[historySize + cursorY]` is the cursor's.
+   */
   historySize: number;
   cursorX: number;
   cursorY: number;
@@ -47,6 +51,8 @@ export async function snapshot(
   client: TmuxClient,
   paneId: string,
   signal?: AbortSignal,
+  /** Capture at most this many history lines above the screen; all of them when absent. */
+  historyWindow?: number,
 ): Promise<TmuxOutcome<Snapshot>> {
   const buffer = `tmux-mcp-${randomHex(8)}`;
   const line = (file: string) => [
@@ -63,7 +69,7 @@ export async function snapshot(
     "-t",
     paneId,
     "-S",
-    "-",
+    historyWindow === undefined ? "-" : `-${historyWindow}`,
     "-E",
     "-",
     ";",
@@ -105,7 +111,7 @@ export async function snapshot(
       panePid: Number(header[1]),
       dead: header[2] === "1",
       currentCommand: header.slice(6).join(" "),
-      historySize: Number(header[3]),
+      historySize: Math.min(Number(header[3]), historyWindow ?? Infinity),
       cursorX: Number(header[4]),
       cursorY: Number(header[5]),
       lines,

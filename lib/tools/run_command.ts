@@ -48,6 +48,14 @@ import { watchOutput } from "../tmux/tmux_control.ts";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
 const POLL_MS = 50;
+/**
+ * The history lines a look captures above the screen. The prompt and a finished command's end
+ * marker are at the bottom, so a look needs only the recent lines; a capture of the whole
+ * history (2000 lines by default) took ~1 ms of each look, one with this window ~0.1 ms. The
+ * whole history is captured when the window cannot hold what is needed: a start marker further
+ * up, an earlier run's marker to find, or a timed-out run's partial output.
+ */
+const RECENT_HISTORY_LINES = 200;
 
 export const NOT_A_SHELL = refusal(
   "not_a_shell",
@@ -248,8 +256,11 @@ async function runCommand(
   extra: ToolExtra,
 ): Promise<ToolPayload> {
   if (extra.signal.aborted) return CANCELLED;
-  // One look gives the process, the cursor and the screen, all of the same instant.
-  const before = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
+  // One look gives the process, the cursor and the screen, all of the same instant. An earlier
+  // run's end marker may be anywhere in the history, so that case looks at all of it.
+  const unfinishedBefore = lineRecords.get(key)?.unfinished ?? null;
+  const window = unfinishedBefore === null ? RECENT_HISTORY_LINES : undefined;
+  const before = await snapshot(client, a.pane_id, extra.signal, window).catch(() => null);
   if (before === null || extra.signal.aborted) return CANCELLED;
   if (!before.ok) return before.payload;
   if (before.value.dead) return PANE_DEAD;
@@ -275,22 +286,28 @@ async function runCommand(
   const started = Date.now();
   const deadline = started + timeout * 1000;
   let lastProgress = started;
-  let lines: string[] = [];
   let escaped = false;
   let waitedForPrompt = false;
   while (true) {
-    const shot = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
+    const outOfTime = Date.now() >= deadline;
+    let shot = await snapshot(client, a.pane_id, extra.signal, RECENT_HISTORY_LINES)
+      .catch(() => null);
+    if (shot?.ok) {
+      const seen = markers(shot.value.lines);
+      // Finished with its start above the window, or out of time: read the whole history.
+      if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
+        shot = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
+      }
+    }
     if (shot === null || extra.signal.aborted) return CANCELLED;
     if (!shot.ok) {
       return { ...shot.payload, error: { ...shot.payload.error, delivery: "possibly_sent" } };
     }
     escaped = shot.value.escaped;
-    const all = shot.value.lines.map((line) => line.trimEnd());
-    const last = all.findLastIndex((line) => done.test(line));
-    const first = all.findLastIndex((line, index) =>
-      start.test(line) && (last < 0 || index < last)
-    );
-    lines = first < 0 && last < 0 ? [] : all.slice(first + 1, last < 0 ? undefined : last + 1);
+    const { all, first, last } = markers(shot.value.lines);
+    const lines = first < 0 && last < 0
+      ? []
+      : all.slice(first + 1, last < 0 ? undefined : last + 1);
     if (last >= 0) {
       // The shell draws its prompt right after the end marker: remember it. A look that came
       // before the prompt was drawn sees an empty line there, so it waits once for the drawing
@@ -309,12 +326,22 @@ async function runCommand(
       if (belowMarker) record.prompt = prompt;
       return finish(printed, status, false, first < 0);
     }
-    if (Date.now() >= deadline) return finish(lines, null, true, false);
+    if (outOfTime) return finish(lines, null, true, false);
     if (extra.progress && Date.now() - lastProgress >= 1000) {
       lastProgress = Date.now();
       extra.progress((lastProgress - started) / 1000, "waiting for the command to finish");
     }
     await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
+  }
+
+  /** The lines, and where this run's last end marker and the start marker before it are. */
+  function markers(captured: string[]) {
+    const all = captured.map((line) => line.trimEnd());
+    const last = all.findLastIndex((line) => done.test(line));
+    const first = all.findLastIndex((line, index) =>
+      start.test(line) && (last < 0 || index < last)
+    );
+    return { all, first, last };
   }
 
   function finish(
