@@ -17,6 +17,8 @@ import {
 import { exactReads } from "../exact_reads.ts";
 import { randomHex } from "../ids.ts";
 import { delay } from "../delay.ts";
+import { concatBytes } from "../bytes.ts";
+import { OutputSpotter } from "./output_spotter.ts";
 
 /** A connection nobody used for this long is closed, so a person sees it only while it works. */
 const IDLE_MS = 60_000;
@@ -77,6 +79,7 @@ export class ControlConnection {
   private readonly listeners = new Map<string, Set<() => void>>();
   private readonly lastWatched = new Map<string, number>();
   private readonly silenced = new Set<string>();
+  private readonly spotters = new Map<string, Set<OutputSpotter>>();
   private readonly sentinelPrefix = `tmux-mcp-end-${randomHex(6)}-`;
   private sequence = 0;
   private readonly attached = Promise.withResolvers<void>();
@@ -120,6 +123,26 @@ export class ControlConnection {
     this.silenced.delete(paneId);
     await this.run(["refresh-client", "-A", `${paneId}:continue`]);
     return true;
+  }
+
+  /**
+   * Looks for `text` in the pane's output from now on. The pane is resumed first if it was
+   * paused, and stays unpaused while the spotter is kept (until `forget`).
+   */
+  async spot(paneId: string, text: string): Promise<OutputSpotter> {
+    await this.watch(paneId);
+    const spotter = new OutputSpotter(text);
+    const set = this.spotters.get(paneId) ?? new Set();
+    this.spotters.set(paneId, set);
+    set.add(spotter);
+    if (this.closed) spotter.release();
+    return spotter;
+  }
+
+  forget(paneId: string, spotter: OutputSpotter): void {
+    const set = this.spotters.get(paneId);
+    set?.delete(spotter);
+    if (set?.size === 0) this.spotters.delete(paneId);
   }
 
   /** Resolves at the pane's next `%output`, after `ms`, on abort, or when the connection ends. */
@@ -226,6 +249,7 @@ export class ControlConnection {
       request.reject(new ControlLost("the control connection ended"));
     }
     for (const set of this.listeners.values()) for (const done of [...set]) done();
+    for (const set of this.spotters.values()) for (const spotter of set) spotter.release();
     this.writer.close().catch(() => {});
     this.child.status.catch(() => {});
     this.onEnd();
@@ -236,7 +260,7 @@ export class ControlConnection {
     let carry: Uint8Array | null = null;
     let block: { guard: string; fromUs: boolean; lines: string[]; ok: boolean } | null = null;
     for await (const chunk of exactReads(this.child.stdout)) {
-      const bytes: Uint8Array = carry ? concat(carry, chunk) : chunk;
+      const bytes: Uint8Array = carry ? concatBytes([carry, chunk]) : chunk;
       carry = null;
       let start = 0;
       while (true) {
@@ -279,13 +303,15 @@ export class ControlConnection {
     while (end < line.length && line[end] !== 32) end++;
     const paneId = decoder.decode(line.subarray(OUTPUT.length - 1, end));
     this.counts.set(paneId, (this.counts.get(paneId) ?? 0) + 1);
+    const spotters = this.spotters.get(paneId);
+    for (const spotter of spotters ?? []) spotter.feed(line.subarray(end + 1));
     // Every pane of the session reports to this client; one nobody waits on is paused, so a
     // busy pane costs tmux no escaping and this process no reading while nobody watches it.
     // (`pause` discards what tmux queued for the pane; `off` leaves it, and tmux 3.3a then
     // crashes when the pane is turned back on: tests/tmux_control_test.ts.)
     const watched = this.lastWatched.get(paneId);
     if (
-      !this.silenced.has(paneId) &&
+      !this.silenced.has(paneId) && !spotters &&
       (watched === undefined || performance.now() - watched > WATCH_GRACE_MS)
     ) {
       this.silenced.add(paneId);
@@ -314,13 +340,6 @@ function startsWith(line: Uint8Array, prefix: Uint8Array): boolean {
   if (line.length < prefix.length) return false;
   for (let i = 0; i < prefix.length; i++) if (line[i] !== prefix[i]) return false;
   return true;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
 }
 
 /** The control connections to one tmux server, one per session that holds a watched pane. */
@@ -560,7 +579,23 @@ export function watchOutput(client: TmuxClient, paneId: string) {
       returnedAt = performance.now();
     }
   };
-  return { wake };
+  /**
+   * Looks for `text` in the pane's output from now on, for a loop that need not look before
+   * it appears; null when the pane's output cannot be followed (no control connection), and
+   * the loop looks as it would without. `stop` ends the spotting.
+   */
+  const spot = async (text: string) => {
+    const live = await attach();
+    const spotter = live && !live.closed ? await live.spot(paneId, text).catch(() => null) : null;
+    if (!live || !spotter) return null;
+    return {
+      spotter,
+      /** False once the connection ended: the text can no longer be seen arriving. */
+      following: () => !live.closed,
+      stop: () => live.forget(paneId, spotter),
+    };
+  };
+  return { wake, spot };
 }
 
 /** Ends every control connection (the server is shutting down). */

@@ -56,6 +56,12 @@ const POLL_MS = 50;
  * up, an earlier run's marker to find, or a timed-out run's partial output.
  */
 const RECENT_HISTORY_LINES = 200;
+/**
+ * While the end marker is watched for in the pane's output (a control connection follows it),
+ * a look is taken when it appears and otherwise once per this interval: looking at every write
+ * of the echo, the prompt's redraw and the command's output put a capture beside each.
+ */
+const SPOTTED_LOOK_MS = 250;
 
 export const NOT_A_SHELL = refusal(
   "not_a_shell",
@@ -271,67 +277,77 @@ async function runCommand(
   if (busyLine) return busyLine;
   const timeout = effectiveTimeout(context, a.timeout);
   const id = randomHex(8);
-  const output = watchOutput(client, a.pane_id);
-  const sent = await pasteIntoPane(
-    client,
-    a.pane_id,
-    typedLine(a.command, id, a.suppress_history ?? true),
-    { bracketed: true, enter: true },
-  );
-  if (!sent.ok) return sent.payload;
-  // Until its end marker shows, this run holds the line (whatever ends this call).
-  record.unfinished = id;
   const start = new RegExp(`__MCP_START_${id}$`);
   const done = new RegExp(`__MCP_DONE_${id}:(\\d+)$`);
-  const started = Date.now();
-  const deadline = started + timeout * 1000;
-  let lastProgress = started;
+  const output = watchOutput(client, a.pane_id);
+  const spotting = await output.spot(`__MCP_DONE_${id}:`);
   let escaped = false;
-  let waitedForPrompt = false;
-  while (true) {
-    const outOfTime = Date.now() >= deadline;
-    let shot = await snapshot(client, a.pane_id, extra.signal, RECENT_HISTORY_LINES)
-      .catch(() => null);
-    if (shot?.ok) {
-      const seen = markers(shot.value.lines);
-      // Finished with its start above the window, or out of time: read the whole history.
-      if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
-        shot = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
+  try {
+    const sent = await pasteIntoPane(
+      client,
+      a.pane_id,
+      typedLine(a.command, id, a.suppress_history ?? true),
+      { bracketed: true, enter: true },
+    );
+    if (!sent.ok) return sent.payload;
+    // Until its end marker shows, this run holds the line (whatever ends this call).
+    record.unfinished = id;
+    const started = Date.now();
+    const deadline = started + timeout * 1000;
+    let lastProgress = started;
+    let waitedForPrompt = false;
+    while (true) {
+      if (spotting?.following() && !spotting.spotter.seen) {
+        const left = Math.max(0, deadline - Date.now());
+        await spotting.spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), extra.signal);
       }
-    }
-    if (shot === null || extra.signal.aborted) return CANCELLED;
-    if (!shot.ok) {
-      return { ...shot.payload, error: { ...shot.payload.error, delivery: "possibly_sent" } };
-    }
-    escaped = shot.value.escaped;
-    const { all, first, last } = markers(shot.value.lines);
-    const lines = first < 0 && last < 0
-      ? []
-      : all.slice(first + 1, last < 0 ? undefined : last + 1);
-    if (last >= 0) {
-      // The shell draws its prompt right after the end marker: remember it. A look that came
-      // before the prompt was drawn sees an empty line there, so it waits once for the drawing
-      // (a prompt that is really empty is taken after that wait).
-      const belowMarker = shot.value.historySize + shot.value.cursorY > last;
-      const prompt = cursorLine(shot.value).beforeCursor;
-      if (belowMarker && prompt === "" && !waitedForPrompt) {
-        waitedForPrompt = true;
-        await output.wake(POLL_MS, extra.signal);
-        continue;
+      const outOfTime = Date.now() >= deadline;
+      let shot = await snapshot(client, a.pane_id, extra.signal, RECENT_HISTORY_LINES)
+        .catch(() => null);
+      if (shot?.ok) {
+        const seen = markers(shot.value.lines);
+        // Finished with its start above the window, or out of time: read the whole history.
+        if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
+          shot = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
+        }
       }
-      const status = Number(done.exec(all[last])![1]);
-      const printed = [...lines.slice(0, -1), all[last].replace(done, "")];
-      if (printed.at(-1) === "") printed.pop();
-      record.unfinished = null;
-      if (belowMarker) record.prompt = prompt;
-      return finish(printed, status, false, first < 0);
+      if (shot === null || extra.signal.aborted) return CANCELLED;
+      if (!shot.ok) {
+        return { ...shot.payload, error: { ...shot.payload.error, delivery: "possibly_sent" } };
+      }
+      escaped = shot.value.escaped;
+      const { all, first, last } = markers(shot.value.lines);
+      const lines = first < 0 && last < 0
+        ? []
+        : all.slice(first + 1, last < 0 ? undefined : last + 1);
+      if (last >= 0) {
+        // The shell draws its prompt right after the end marker: remember it. A look that came
+        // before the prompt was drawn sees an empty line there, so it waits once for the drawing
+        // (a prompt that is really empty is taken after that wait).
+        const belowMarker = shot.value.historySize + shot.value.cursorY > last;
+        const prompt = cursorLine(shot.value).beforeCursor;
+        if (belowMarker && prompt === "" && !waitedForPrompt) {
+          waitedForPrompt = true;
+          await output.wake(POLL_MS, extra.signal);
+          continue;
+        }
+        const status = Number(done.exec(all[last])![1]);
+        const printed = [...lines.slice(0, -1), all[last].replace(done, "")];
+        if (printed.at(-1) === "") printed.pop();
+        record.unfinished = null;
+        if (belowMarker) record.prompt = prompt;
+        return finish(printed, status, false, first < 0);
+      }
+      if (outOfTime) return finish(lines, null, true, false);
+      if (extra.progress && Date.now() - lastProgress >= 1000) {
+        lastProgress = Date.now();
+        extra.progress((lastProgress - started) / 1000, "waiting for the command to finish");
+      }
+      if (spotting?.following() && !spotting.spotter.seen) continue;
+      await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
     }
-    if (outOfTime) return finish(lines, null, true, false);
-    if (extra.progress && Date.now() - lastProgress >= 1000) {
-      lastProgress = Date.now();
-      extra.progress((lastProgress - started) / 1000, "waiting for the command to finish");
-    }
-    await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
+  } finally {
+    spotting?.stop();
   }
 
   /** The lines, and where this run's last end marker and the start marker before it are. */
