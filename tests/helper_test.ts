@@ -255,3 +255,41 @@ for my $size (@sizes) { print sha256_hex_plain(substr $all, $at, $size), "\\n"; 
   const got = text((await child.output()).stdout).trim().split("\n");
   assert.deepEqual(got, await Promise.all(inputs.map(sha256Hex)));
 });
+
+/** Debian's perl-base directory, where this perl keeps POSIX; null on other systems. */
+async function perlBaseDirectory(): Promise<string | null> {
+  const where = await new Deno.Command("/usr/bin/perl", {
+    args: ["-MPOSIX", "-e", 'print $INC{"POSIX.pm"}'],
+  }).output();
+  const directory = text(where.stdout).replace(/\/POSIX\.pm$/, "");
+  return directory.endsWith("/perl-base") ? directory : null;
+}
+const PERL_BASE = await perlBaseDirectory();
+
+Deno.test({
+  name: "the helper needs nothing beyond Debian's perl-base" +
+    (PERL_BASE ? "" : " (skipped: this perl has no perl-base directory)"),
+  ignore: PERL_BASE === null,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-helper-test-" });
+    try {
+      await Deno.writeTextFile(`${dir}/helper.pl`, helperProgram);
+      // With only perl-base on @INC, the helper compiles, finds the shell's pipe closed and
+      // exits 0; a module outside perl-base would make it die. Digest::SHA is not there, so
+      // the plain SHA-256 is the one it would use.
+      const onlyBase = `BEGIN { @INC = ("${PERL_BASE}") }`;
+      const run = await new Deno.Command("/usr/bin/env", {
+        args: ["-i", "/usr/bin/perl", "-e", `${onlyBase} do "${dir}/helper.pl"; die $@ if $@;`],
+        stdin: "null",
+        stderr: "piped",
+      }).output();
+      assert.equal(run.code, 0, text(run.stderr));
+      const sha = await new Deno.Command("/usr/bin/perl", {
+        args: ["-e", `${onlyBase} ${sha256Source}\nprint sha256_hex("abc")`],
+      }).output();
+      assert.equal(text(sha.stdout), await sha256Hex(new TextEncoder().encode("abc")));
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
