@@ -1,6 +1,8 @@
 // What tmux_run needs from the machine, checked before the demo or the smoke check builds
-// anything, so a missing or old tmux or zsh is one clear line instead of a hung enrollment.
+// anything, so a missing or old tmux or zsh, or a missing perl (the helper is a perl program,
+// lib/run/helper.pl), is one clear line instead of a hung enrollment.
 import { tmuxVersion } from "../tmux/tmux.ts";
+import { HELPER_PERL } from "../run/helper_program.ts";
 
 export async function missingPrerequisite(tmuxBin = "tmux"): Promise<string | null> {
   const tmux = await tmuxVersion({ bin: tmuxBin, socket: { kind: "default" } });
@@ -19,5 +21,7 @@ export async function missingPrerequisite(tmuxBin = "tmux"): Promise<string | nu
     return "zsh is not installed (zsh 5.9 is required)";
   }
   if (!/^5\.9(\.\d+)?$/.test(zsh)) return `zsh 5.9 is required (found ${zsh || "unknown"})`;
+  const perl = await Deno.stat(HELPER_PERL).catch(() => null);
+  if (!perl?.isFile) return `${HELPER_PERL} is not installed (tmux_run's helper is a perl program)`;
   return null;
 }

@@ -5,10 +5,13 @@
 import sha256Source from "./sha256.pl" with { type: "text" };
 import helperSource from "./helper.pl" with { type: "text" };
 
+/** The perl the helper runs on: in /usr/bin on Linux and macOS alike. */
+export const HELPER_PERL = "/usr/bin/perl";
+
 /** The file the server writes: the SHA-256 subroutines, then the helper. */
 export const helperProgram = `${sha256Source}\n${helperSource}`;
 
 /** The helper's command line, for the program written at `programPath`. */
 export function helperCommand(programPath: string): string[] {
-  return ["/usr/bin/env", "-i", "/usr/bin/perl", programPath];
+  return ["/usr/bin/env", "-i", HELPER_PERL, programPath];
 }
