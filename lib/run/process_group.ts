@@ -1,15 +1,16 @@
-// Stopping a script's job the way Ctrl-C stops a terminal's foreground job. Each script's `sh`
-// leads its own process group in the shell's session, so one signal reaches every process the
-// script started and did not move elsewhere. What remains afterwards is looked up, never assumed:
-// `ps` lists who is still in the group, and which descendants had left it (`setsid`, a double
-// fork) before the stop. `ps` rather than /proc because it reads the same on Linux and macOS and
-// needs no /proc permission in the helper's sandbox.
+// Stopping a script's job the way Ctrl-C stops a terminal's foreground job, when the server has
+// to do it itself (the helper, which stops its scripts the same way in lib/run/helper.pl, is gone
+// or did not answer). Each script's `sh` leads its own process group in the shell's session, so
+// one signal reaches every process the script started and did not move elsewhere. What remains
+// afterwards is looked up, never assumed: `ps` lists who is still in the group, and which
+// descendants had left it (`setsid`, a double fork) before the stop; `ps` reads the same on
+// Linux and macOS.
 import type { ProcessRow } from "./procfs.ts";
 import { listProcesses } from "./process_facts_portable.ts";
-import { delay, pollUntil } from "../delay.ts";
+import { pollUntil } from "../delay.ts";
 
 /** Between SIGTERM and SIGKILL, and again for SIGKILL to take effect. */
-export const KILL_GRACE_MS = 500;
+const KILL_GRACE_MS = 500;
 const POLL_MS = 25;
 
 /** What a stop confirmed: live members of the group left, and live escapees it cannot reach. */
@@ -50,25 +51,15 @@ async function groupMembers(pgid: number): Promise<number | null> {
   return rows ? liveMembers(rows, pgid) : null;
 }
 
-/**
- * Whether `pid` has already exited (a zombie not yet reaped, or gone): a stop that arrives then
- * is too late, and what the process did is its own result.
- */
-export async function hasExited(pid: number): Promise<boolean> {
-  const rows = await listProcesses();
-  return rows !== null && !rows.some((row) => row.pid === pid && row.live);
-}
-
 async function waitForEmptyGroup(pgid: number, limitMs: number): Promise<boolean> {
   return await pollUntil(async () => await groupMembers(pgid) === 0, limitMs, POLL_MS) ?? false;
 }
 
 /**
  * SIGTERM to the whole group (with SIGCONT, so a stopped member can act on it), SIGKILL to what
- * is left after the grace, then a look at what remains. `leaderGone` resolves once the leader
- * has been reaped (by the helper, its parent) — or at once when the caller cannot reap it.
+ * is left after the grace, then a look at what remains.
  */
-export async function stopGroup(pgid: number, leaderGone: Promise<unknown>): Promise<StopReport> {
+export async function stopGroup(pgid: number): Promise<StopReport> {
   const before = await listProcesses();
   const escapees = before ? descendantsOutside(before, pgid) : new Set<number>();
   if (signalGroup(pgid, "SIGTERM")) {
@@ -78,7 +69,6 @@ export async function stopGroup(pgid: number, leaderGone: Promise<unknown>): Pro
       await waitForEmptyGroup(pgid, KILL_GRACE_MS);
     }
   }
-  await Promise.race([leaderGone, delay(KILL_GRACE_MS)]);
   const after = await listProcesses();
   if (!after) return { remaining: null, left_group: escapees.size };
   const alive = new Set(after.filter((row) => row.live).map((row) => row.pid));

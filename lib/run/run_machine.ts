@@ -460,7 +460,7 @@ async function stopAndReport(
     shell.discard("helper");
     stopped = group === null
       ? "the helper never reported the script as started"
-      : `the script was ${describeStop(await stopGroup(group, Promise.resolve()))}`;
+      : `the script was ${describeStop(await stopGroup(group))}`;
   }
   const failure = new RunFailure(
     cause.code,
