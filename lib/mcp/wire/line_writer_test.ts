@@ -1,7 +1,7 @@
 // The line a tool result becomes is the JSON the message is, whatever its size and characters,
 // and lines reach the sink whole and in order even when the sink takes a little at a time.
 import assert from "node:assert/strict";
-import { LineWriter, messageLine } from "./line_writer.ts";
+import { asJsonString, LineWriter, messageLine } from "./line_writer.ts";
 import { success, toCallToolResult } from "../tool_result.ts";
 
 const TEXT = 'a"b\\c\n😀 ünï\u0000'.repeat(20000);
@@ -63,4 +63,23 @@ Deno.test("a line is written a buffer at a time, not a piece at a time", async (
   // bytes of a character that did not fit.
   assert.ok(writes.length > 1, `${writes}`);
   assert.ok(writes.slice(0, -1).every((length) => length > 1024 * 1024 - 4), `${writes}`);
+});
+
+Deno.test("a payload's text content is JSON.stringify's, in pieces that never split a pair", () => {
+  const payloads = [
+    "",
+    JSON.stringify({ a: 'q"b\\s' }),
+    JSON.stringify({ data: TEXT }),
+    // Every piece boundary falls on an emoji: each is two UTF-16 code units.
+    JSON.stringify({ data: "😀".repeat(70000) }),
+    JSON.stringify({ data: `x${"😀".repeat(70000)}` }),
+  ];
+  for (const payload of payloads) {
+    const pieces = asJsonString(payload);
+    assert.equal(pieces.join(""), JSON.stringify(payload));
+    for (const piece of pieces) {
+      const last = piece.charCodeAt(piece.length - 1);
+      assert.ok(!(last >= 0xd800 && last <= 0xdbff), "a piece ends with half a pair");
+    }
+  }
 });
