@@ -50,11 +50,12 @@ export type RunningServer = {
  * The V8 flags we recommend for the server itself (deno.json's `start` and `compile` tasks, the
  * release workflow, the client configuration in README.md, bench/bench.ts and bench/soak.ts;
  * tests/v8_flags_test.ts keeps them the same): 1 MiB semi-spaces instead of V8's 16 MiB, which
- * V8 otherwise grows into and keeps, and `--optimize-for-size`, which collects the old generation
- * sooner (peak with 8 enrolled panes 93-95 MiB against 108-120 MiB, for 0.5-1.5 ms more per
- * full-size output). README.md has the figures (bench/soak.ts, `deno task bench`).
+ * V8 otherwise grows into and keeps. `--optimize-for-size` is no longer recommended: it kept the
+ * 8-pane peak at 89-105 MiB against 108-111 MiB without it, but cost 1.5-1.7 ms of CPU per
+ * full-size output (6.5 against 4.8-5.0 ms). README.md has the figures (bench/cpu_per_run.ts,
+ * `deno task bench`).
  */
-export const SERVER_V8_FLAGS = "--max-semi-space-size=1,--optimize-for-size";
+export const SERVER_V8_FLAGS = "--max-semi-space-size=1";
 
 export async function startServer(
   config: Config,
