@@ -46,3 +46,25 @@ Deno.test("exactReads ends the stream when the source fails", async () => {
   for await (const piece of exactReads(failing)) read.push(piece);
   assert.deepEqual(read, []);
 });
+
+Deno.test("a read that fills the buffer doubles the next, up to 256 KiB; a short one goes back", async () => {
+  const offered: number[] = [];
+  let left = 1_000_000;
+  const source = new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      const request = controller.byobRequest!;
+      const room = request.view!.byteLength;
+      offered.push(room);
+      // A flood that always fills the buffer, then one short read, then the end.
+      const give = left > 600_000 ? room : left > 0 ? 100 : 0;
+      left -= give === room ? room : left;
+      if (give === 0) {
+        controller.close();
+        request.respond(0);
+      } else request.respond(give);
+    },
+  });
+  for await (const _ of exactReads(source)) { /* drain */ }
+  assert.deepEqual(offered.slice(0, 5), [65536, 131072, 262144, 262144, 65536]);
+});
