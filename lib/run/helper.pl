@@ -99,13 +99,14 @@ sub write_all {
   }
 }
 
-# One frame: a header built from checked values, then the body's parts as they are.
+# One frame: a header built from checked values, then the body's parts as they are, passed as
+# references (a full-size result's outputs are 256 KiB each; perl copies a string it assigns).
 sub send_frame {
   my ($header, @body) = @_;
   my $body_length = 0;
-  $body_length += length for @body;
+  $body_length += length $$_ for @body;
   write_all(pack('NN', length $header, $body_length) . $header);
-  write_all($_) for @body;
+  write_all($$_) for @body;
 }
 
 sub completion_json {
@@ -386,9 +387,9 @@ sub settle {
   my @open = open_streams($run);
   if (!@open) {
     end_run($run);
-    my ($out, $err) = map { $run->{streams}{$_}{data} } qw(stdout stderr);
+    my ($out, $err) = map { \$run->{streams}{$_}{data} } qw(stdout stderr);
     send_frame(sprintf('{"type":"result","run_id":"%s","completion":%s,"stdout_bytes":%d}',
-      $run->{id}, completion_json($run->{completion}), length $out), $out, $err);
+      $run->{id}, completion_json($run->{completion}), length $$out), $out, $err);
   } elsif (now() >= $run->{exited_at} + $DRAIN_WINDOW) {
     end_run($run);
     send_frame(sprintf '{"type":"drain_timeout","run_id":"%s","completion":%s,"open":[%s]}',
