@@ -1,4 +1,4 @@
-// Long-lived byte streams (a helper's stdin and link, the server's enrollment channels, a
+// Long-lived byte streams (the server's enrollment channels, a helper's link among them, and a
 // control-mode client's stdout) read through one reused buffer, handing on an exact copy of each
 // read. Deno's own `readable` allocates a fresh 64 KiB buffer for every read and hands out a view
 // of it, so a frame of a few hundred bytes kept 64 KiB of malloc'd memory alive until V8's next

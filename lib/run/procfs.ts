@@ -19,7 +19,7 @@ export type ProcessFacts = {
   listProcesses(): Promise<ProcessRow[] | null>;
 };
 
-/** TMUX_MCP_PROCESS_FACTS, where this process may read it (the helper may not: no --allow-env). */
+/** TMUX_MCP_PROCESS_FACTS, where this process may read it (one run without --allow-env may not). */
 function forcedBackend(): string | undefined {
   try {
     return Deno.env.get("TMUX_MCP_PROCESS_FACTS");
