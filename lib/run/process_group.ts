@@ -2,11 +2,10 @@
 // to do it itself (the helper, which stops its scripts the same way in lib/run/helper.pl, is gone
 // or did not answer). Each script's `sh` leads its own process group in the shell's session, so
 // one signal reaches every process the script started and did not move elsewhere. What remains
-// afterwards is looked up, never assumed: `ps` lists who is still in the group, and which
-// descendants had left it (`setsid`, a double fork) before the stop; `ps` reads the same on
-// Linux and macOS.
-import type { ProcessRow } from "./procfs.ts";
-import { listProcesses } from "./process_facts_portable.ts";
+// afterwards is looked up, never assumed: the process table (lib/run/procfs.ts: /proc on Linux,
+// `ps` elsewhere) says who is still in the group, and which descendants had left it (`setsid`, a
+// double fork) before the stop.
+import { listProcesses, type ProcessRow } from "./procfs.ts";
 import { pollUntil } from "../delay.ts";
 
 /** Between SIGTERM and SIGKILL, and again for SIGKILL to take effect. */
@@ -46,13 +45,13 @@ function signalGroup(pgid: number, signal: Deno.Signal): boolean {
 }
 
 /** Counts the group's live members, or null when the process table cannot be read. */
-async function groupMembers(pgid: number): Promise<number | null> {
+async function liveMemberCount(pgid: number): Promise<number | null> {
   const rows = await listProcesses();
   return rows ? liveMembers(rows, pgid) : null;
 }
 
 async function waitForEmptyGroup(pgid: number, limitMs: number): Promise<boolean> {
-  return await pollUntil(async () => await groupMembers(pgid) === 0, limitMs, POLL_MS) ?? false;
+  return await pollUntil(async () => await liveMemberCount(pgid) === 0, limitMs, POLL_MS) ?? false;
 }
 
 /**
