@@ -132,7 +132,7 @@ function lineRefusal(record: LineRecord, shot: Snapshot, paneId: string): ToolPa
   const prompt = record.prompt?.trimEnd() ?? null;
   const atPrompt = prompt !== null && row.whole.trimEnd() === prompt;
   if (record.unfinished !== null) {
-    const marker = `__MCP_DONE_${record.unfinished}:`;
+    const marker = endMarker(record.unfinished);
     if (!atPrompt && !shot.lines.some((line) => line.includes(marker))) return unfinished(paneId);
     record.unfinished = null;
   }
@@ -158,6 +158,11 @@ async function serialised<T>(key: string, task: () => Promise<T>): Promise<T> {
   } finally {
     if (paneQueues.get(key) === settled) paneQueues.delete(key);
   }
+}
+
+/** What run `id`'s end marker prints before its exit status, as the screen and output show it. */
+function endMarker(id: string): string {
+  return `__MCP_DONE_${id}:`;
 }
 
 /**
@@ -278,9 +283,9 @@ async function runCommand(
   const timeout = effectiveTimeout(context, a.timeout);
   const id = randomHex(8);
   const start = new RegExp(`__MCP_START_${id}$`);
-  const done = new RegExp(`__MCP_DONE_${id}:(\\d+)$`);
+  const done = new RegExp(`${endMarker(id)}(\\d+)$`);
   const output = watchOutput(client, a.pane_id);
-  const spotting = await output.spot(`__MCP_DONE_${id}:`);
+  const spotting = await output.spot(endMarker(id));
   let escaped = false;
   try {
     const sent = await pasteIntoPane(
