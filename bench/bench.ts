@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
-import { SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
+import { helperOfPane, SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
 import { randomHex } from "../lib/ids.ts";
 import {
   labZshCommand,
@@ -277,19 +277,6 @@ async function serverMemory(mcp: Mcp, panes: string[]): Promise<{ rss: number; p
   return { rss: await memoryMiB(mcp.pid, "VmRSS"), peak: await memoryMiB(mcp.pid, "VmHWM") };
 }
 
-/** The helper of an enrolled pane: the child of the pane's shell that the server talks to. */
-async function helperPid(lab: PrivateLab, pane: string): Promise<number> {
-  const shell = Number(await lab.tmuxCmd("display-message", "-p", "-t", pane, "#{pane_pid}"));
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    const identity = await readIdentity(Number(entry.name));
-    if (identity?.parentPid !== shell) continue;
-    const argv = await Deno.readTextFile(`/proc/${entry.name}/cmdline`).catch(() => "");
-    if (argv.includes("helper")) return identity.pid;
-  }
-  throw new Error(`no helper process under the shell of ${pane}`);
-}
-
 /** A helper's resident memory after its 100th and its 2000th run of `true`. */
 async function helperMemory(pid: number, mcp: Mcp, pane: string) {
   const before = await memoryMiB(pid, "VmRSS");
@@ -476,7 +463,7 @@ async function main(): Promise<void> {
     try {
       await enroll(lab, mcp, enrolled);
       const idleRss = await memoryMiB(mcp.pid, "VmRSS");
-      const helperPidOfPane = await helperPid(lab, enrolled[1]);
+      const helperPidOfPane = await helperOfPane(lab, enrolled[1]);
       const helperAtEnrollment = await memoryMiB(helperPidOfPane, "VmRSS");
       // The server's RSS after each phase, to see which one makes it grow.
       const phases: Record<string, number> = {};

@@ -4,9 +4,8 @@
 // averages) and the helper's peak RSS. Usage: deno run -A bench/cpu_per_run.ts [RUNS]
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
-import { type CallTool, enrollLabPane, serverArgs } from "./server_process.ts";
+import { type CallTool, enrollLabPane, helperOfPane, serverArgs } from "./server_process.ts";
 import { openLab } from "../lib/cli/private_lab.ts";
-import { childrenOf } from "../lib/run/procfs.ts";
 
 const RUNS = Number(Deno.args[0] ?? 100);
 const WARMUP = 5;
@@ -43,8 +42,7 @@ try {
     const call: CallTool = async (name, args = {}) =>
       (await client.callTool({ name, arguments: args })).structuredContent;
     const generation = await enrollLabPane(lab, setup, call);
-    const shell = Number(await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_pid}"));
-    const [helper] = await childrenOf(shell);
+    const helper = await helperOfPane(lab, lab.pane);
     const rows: Record<string, Record<string, number>> = {};
     for (const [name, script] of Object.entries(SCRIPTS)) {
       const run = () =>

@@ -1,9 +1,10 @@
 // How every benchmark starts the server: as its own process on stdio, the way an MCP client
 // does, with tmux_run enabled, each pane invited with its own setup file, and the V8 flags the
 // README recommends unless a run names others (`--server-v8-flags=` runs it without any); and
-// how a one-pane benchmark lends that pane to it.
+// how a one-pane benchmark lends that pane to it and finds its helper.
 import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
 import { type PrivateLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
+import { childrenOf } from "../lib/run/procfs.ts";
 
 const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
 
@@ -48,4 +49,14 @@ export async function enrollLabPane(
   }, 30_000);
   await waitForPromptIn(lab.tmuxCmd, lab.pane);
   return (await call("tmux_capabilities")).data.generation;
+}
+
+/** The helper of the shell in `pane`: the shell's child whose command line names helper.pl. */
+export async function helperOfPane(lab: PrivateLab, pane: string): Promise<number> {
+  const shell = Number(await lab.tmuxCmd("display-message", "-p", "-t", pane, "#{pane_pid}"));
+  for (const pid of await childrenOf(shell)) {
+    const argv = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
+    if (argv.includes("helper.pl")) return pid;
+  }
+  throw new Error(`no helper process under the shell of ${pane}`);
 }

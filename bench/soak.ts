@@ -6,7 +6,13 @@
 // the server's flags that README.md recommends; `--server-v8-flags=` runs it without)
 import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/dev_deps.ts";
-import { type CallTool, enrollLabPane, SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
+import {
+  type CallTool,
+  enrollLabPane,
+  helperOfPane,
+  SERVER_V8_FLAGS,
+  serverArgs,
+} from "./server_process.ts";
 import { openLab } from "../lib/cli/private_lab.ts";
 
 const { values: options, positionals } = parseArgs({
@@ -26,22 +32,6 @@ async function usage(pid: number): Promise<Usage> {
   return { rss_kib: Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]), fds };
 }
 
-/** The enrolled shell's helper: its one child whose command line names helper.pl. */
-async function helperOf(shellPid: number): Promise<number> {
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const cmdline = await Deno.readTextFile(`/proc/${entry.name}/cmdline`);
-      if (parent === shellPid && /helper/.test(cmdline)) return Number(entry.name);
-    } catch {
-      // exited while we looked
-    }
-  }
-  throw new Error("the enrolled shell has no helper");
-}
-
 const lab = await openLab({ prefix: "tmux-mcp-soak" });
 const setup = `${lab.dir}/setup`;
 const transport = new StdioClientTransport({
@@ -57,8 +47,7 @@ try {
     return JSON.parse((result.content as { text: string }[])[0].text);
   };
   const generation = await enrollLabPane(lab, setup, call);
-  const shellPid = Number(await lab.tmuxCmd("display-message", "-p", "#{pane_pid}"));
-  const helperPid = await helperOf(shellPid);
+  const helperPid = await helperOfPane(lab, lab.pane);
   const serverPid = transport.pid!;
 
   const samples: Sample[] = [];
