@@ -100,8 +100,17 @@ Deno.test("tmux-mcp installed the Deno way enrolls with the README's line", () =
       DENO_INSTALL_ROOT: root,
     });
     assert.equal(installed.code, 0, installed.stderr);
+    // The installed script runs `deno` by name: the README's way has one on PATH (npm install
+    // -g deno). A fresh machine has only the one npx runs, so the pane gets that one by name.
+    const denoOnPath = `${lab.dir}/deno-on-path`;
+    await Deno.mkdir(denoOnPath);
+    await Deno.symlink(Deno.execPath(), `${denoOnPath}/deno`);
     await withServer(lab, ["--enable-tool", "tmux_run"], async (s) => {
-      await typeInto(lab, `PATH='${root}/bin':$PATH; eval "$(tmux-mcp enroll)"`, true);
+      await typeInto(
+        lab,
+        `PATH='${root}/bin:${denoOnPath}':$PATH; eval "$(tmux-mcp enroll)"`,
+        true,
+      );
       await waitFor(
         "the pane to be enrolled",
         () => s.server.context.enrollments?.shells.has(lab.pane),
