@@ -89,7 +89,7 @@ async function startServer(lab: PrivateLab, panes: string[]): Promise<Mcp> {
     args: Record<string, unknown> = {},
     onprogress?: () => void,
   ) => {
-    const result = await client.callTool({ name, arguments: args }, undefined, { onprogress });
+    const result = await client.callTool({ name, arguments: args }, { onprogress });
     return JSON.parse((result.content as { text: string }[])[0].text);
   };
   const capabilities = await call("tmux_capabilities").catch((error) => ({ ok: false, error }));

@@ -1,12 +1,22 @@
 // Every third-party import of the server, pinned with full `npm:` specifiers in one place. A
 // remote `deno run https://…/main.ts` does not read deno.json's import map, so bare specifiers
 // would not resolve there; full specifiers work from a checkout, a URL and a bundle alike.
-// From the MCP SDK the server takes only types, which cost nothing at run time: its Server and
-// zod schemas held about 27 MiB of the process's memory (lib/mcp/wire/mcp_session.ts speaks MCP), and
-// ajv 15 MiB more (lib/mcp/schema_validator.ts checks inputs; ajv checks it in the tests).
+// The official MCP SDK (v2) speaks the protocol, both eras from one factory (serveStdio); ajv,
+// the validator the SDK itself is built on, checks tool inputs. The SDK bundles its own ajv but
+// does not export the 2020-12 class, so ajv is pinned here at the SDK's version (its docs' way).
+// bench/bench.ts measures what they cost against a bare SDK server in the same run.
+export { Server } from "npm:@modelcontextprotocol/server@2.4.0";
 export type {
   CallToolResult,
   JSONRPCMessage,
+  ServerContext as McpRequestContext,
   Tool,
-} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-export type { Transport } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
+  Transport,
+} from "npm:@modelcontextprotocol/server@2.4.0";
+export {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+} from "npm:@modelcontextprotocol/server@2.4.0";
+export { serveStdio } from "npm:@modelcontextprotocol/server@2.4.0/stdio";
+export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";

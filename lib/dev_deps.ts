@@ -2,10 +2,6 @@
 // side, for the demo's and the smoke check's client of this program (lib/cli/self_client.ts) and
 // for the benchmarks. A module apart, because importing any name from a module evaluates all of
 // it: the server's memory should not hold a client it never runs.
-export { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
-export { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
-export { CallToolResultSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-export type { JSONRPCMessage } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-export type { Transport } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
-// bench/big_output.ts times the SDK's line reader on its own.
-export { ReadBuffer } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/stdio.js";
+export { Client, ReadBuffer } from "npm:@modelcontextprotocol/client@2.4.0";
+export type { JSONRPCMessage, Transport } from "npm:@modelcontextprotocol/client@2.4.0";
+export { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/stdio";

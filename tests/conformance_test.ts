@@ -1,7 +1,7 @@
 // JSON-RPC as MCP clients expect it from the server process, spoken line by line over real
 // stdio, malformed messages included (the SDK client cannot send those): an unknown tool is
 // -32602 while a known but unselected one keeps its policy_denied result; malformed params are
-// -32602 with one line; a missing resource is -32002; a line that is not JSON is -32700; a line
+// -32602 with one line; a missing resource is -32602; a line that is not JSON is -32700; a line
 // over the 10 MiB read limit is answered when its id can be read, wherever the id sits, and
 // otherwise ends the server with a stderr line and a non-zero status, never silently.
 import assert from "node:assert/strict";
@@ -101,13 +101,20 @@ Deno.test("malformed params are -32602 with one line naming the field", () =>
     assert.match(noUri.error.message, /params\.uri/);
     assertError(await request(4, "prompts/get", { name: 7 }), 4, -32602);
     assertError(await request(5, "tools/call", "list_panes"), 5, -32602);
+    const nullArguments = await request(7, "tools/call", { name: "list_panes", arguments: null });
+    assertError(nullArguments, 7, -32602);
+    assert.match(nullArguments.error.message, /params\.arguments/);
     assert.ok("result" in await request(6, "ping"), "the server still answers");
   }));
 
-Deno.test("a missing resource is -32002", () =>
+// MCP 2026-07-28 answers a resource that is not there with -32602 (the SDK applies it to both
+// eras; clients also accept the older -32002).
+Deno.test("a missing resource is -32602, naming the URI's problem", () =>
   withRawServer({}, async ({ request }) => {
-    assertError(await request(1, "resources/read", { uri: "tmux://elsewhere" }), 1, -32002);
-    assertError(await request(2, "resources/read", { uri: "tmux://panes/%25999" }), 2, -32002);
+    const unknown = await request(1, "resources/read", { uri: "tmux://elsewhere" });
+    assertError(unknown, 1, -32602);
+    assert.match(unknown.error.message, /no tmux resource has that URI/);
+    assertError(await request(2, "resources/read", { uri: "tmux://panes/%25999" }), 2, -32602);
   }));
 
 Deno.test("not JSON is -32700, not one JSON-RPC object is -32600, and the session goes on", () =>
@@ -117,6 +124,8 @@ Deno.test("not JSON is -32700, not one JSON-RPC object is -32600, and the sessio
     await send({ jsonrpc: "1.0", id: 9, method: "ping" });
     assertError(await next(), 9, -32600);
     await send([{ jsonrpc: "2.0", id: 10, method: "ping" }]);
+    assertError(await next(), null, -32600);
+    await send({});
     assertError(await next(), null, -32600);
     assert.ok("result" in await request(2, "ping"));
   }));

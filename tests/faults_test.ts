@@ -3,7 +3,6 @@
 // once with the receipt and stops the group; a result that finished before its shell died still
 // arrives. Each test asserts what the client got and that no process of the group remains.
 import assert from "node:assert/strict";
-import { LoggingMessageNotificationSchema } from "./test_deps.ts";
 import {
   type Lab,
   processExists,
@@ -80,8 +79,8 @@ Deno.test(
   enrolled(async (lab, s) => {
     const outcomes: { error: { code: string; message: string } }[] = [];
     s.client.setNotificationHandler(
-      LoggingMessageNotificationSchema,
-      (note: { params: { data: never } }) => void outcomes.push(note.params.data),
+      "notifications/message",
+      (note) => void outcomes.push(note.params.data as never),
     );
     const abort = new AbortController();
     const pending = s.call("tmux_run", {

@@ -4,6 +4,7 @@
 // This is the one place a test builds a server and a client (withConnectedServer) and checks
 // a tool result (callTool); withServer and general_session.ts's withGeneral are views on it.
 import { Client, InMemoryTransport } from "./test_deps.ts";
+import { serveStdio } from "../lib/deps.ts";
 import { parseCommandLine } from "../lib/mcp/config.ts";
 import { randomHex } from "../lib/ids.ts";
 import { type RunningServer, startServer } from "../lib/mcp/server.ts";
@@ -84,6 +85,8 @@ export type ServerSetup = {
   hooks?: RunHooks;
   /** $TMUX/$TMUX_PANE as the server should see them; unset keeps this process's own. */
   caller?: ServerContext["caller"];
+  /** How the client picks the protocol era (the SDK client's modes); unset: `legacy`. */
+  negotiation?: "legacy" | "auto";
 };
 
 export type Connected = { server: RunningServer; client: Client };
@@ -108,13 +111,16 @@ export async function withConnectedServer(
     caller: setup.caller,
   });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "test", version: "1" });
-  await server.mcp.connect(serverTransport);
+  const client = new Client({ name: "test", version: "1" }, {
+    versionNegotiation: { mode: setup.negotiation ?? "legacy" },
+  });
+  const connection = serveStdio(server.mcpServer, { transport: serverTransport });
   await client.connect(clientTransport);
   try {
     await fn({ server, client });
   } finally {
     await client.close();
+    await connection.close();
     await server.close();
   }
   const channel = server.context.enrollments?.channelPath;
@@ -142,7 +148,7 @@ export async function callTool(
   options: CallOptions,
   schema: JsonSchema | undefined,
 ): Promise<Payload> {
-  const result = await client.callTool({ name, arguments: args }, undefined, options);
+  const result = await client.callTool({ name, arguments: args }, options);
   const payload = JSON.parse((result.content as { text: string }[])[0].text);
   assert.deepEqual(result.structuredContent, payload);
   assert.equal(result.isError, !payload.ok);
@@ -168,10 +174,8 @@ export async function withServer(
   const setup = { flags: flags.map((f) => f.replace("SETUP", setupFile)), hooks };
   await withConnectedServer(lab, setup, async ({ server, client }) => {
     const { tools } = await client.listTools();
-    const outputSchemas = new Map<string, JsonSchema>(
-      tools.map((
-        tool: { name: string; outputSchema?: JsonSchema },
-      ) => [tool.name, tool.outputSchema]),
+    const outputSchemas = new Map<string, JsonSchema | undefined>(
+      tools.map((tool) => [tool.name, tool.outputSchema]),
     );
     outputSchemas.set("tmux_run", schemas.tmuxRunOutput);
     const call = (name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>

@@ -6,6 +6,12 @@ import { withGeneral } from "./general_session.ts";
 
 const NO_TOOLS = { LIBTMUX_TOOLSETS: "" };
 
+/** The text of a resource's contents or a prompt message's content (the SDK types a union). */
+function textOf(part: object): string {
+  assert.ok("text" in part && typeof part.text === "string", "the part carries no text");
+  return part.text;
+}
+
 Deno.test("with no tools selected, resources read tmux and prompts answer", () =>
   withLab((lab) =>
     withGeneral(lab, { env: NO_TOOLS }, async (s) => {
@@ -15,19 +21,19 @@ Deno.test("with no tools selected, resources read tmux and prompts answer", () =
       const templates = await s.client.listResourceTemplates();
       assert.equal(templates.resourceTemplates.length, 3);
       const sessions = await s.client.readResource({ uri: "tmux://sessions" });
-      const data = JSON.parse(sessions.contents[0].text as string);
+      const data = JSON.parse(textOf(sessions.contents[0]));
       assert.deepEqual(data.sessions.map((x: { session_id: string }) => x.session_id), ["$0"]);
       const windows = await s.client.readResource({ uri: "tmux://sessions/%240/windows" });
-      assert.equal(JSON.parse(windows.contents[0].text as string).windows.length, 1);
+      assert.equal(JSON.parse(textOf(windows.contents[0])).windows.length, 1);
       const pane = await s.client.readResource({
         uri: `tmux://panes/${encodeURIComponent(lab.pane)}`,
       });
-      assert.equal(JSON.parse(pane.contents[0].text as string).pane.pane_id, lab.pane);
+      assert.equal(JSON.parse(textOf(pane.contents[0])).pane.pane_id, lab.pane);
       const content = await s.client.readResource({
         uri: `tmux://panes/${encodeURIComponent(lab.pane)}/content`,
       });
       assert.equal(content.contents[0].mimeType, "text/plain");
-      assert.match(content.contents[0].text as string, /lab#/);
+      assert.match(textOf(content.contents[0]), /lab#/);
       await assert.rejects(s.client.readResource({ uri: "tmux://panes/%2599/content" }));
       await assert.rejects(s.client.readResource({ uri: "tmux://elsewhere" }));
       const prompts = await s.client.listPrompts();
@@ -44,16 +50,16 @@ Deno.test("prompts answer without contacting tmux, even when no server is runnin
     await lab.tmuxCmd("kill-server");
     await withGeneral(lab, {}, async (s) => {
       const run = await s.client.getPrompt({ name: "run_and_wait", arguments: { pane_id: "%4" } });
-      const text = run.messages[0].content.text as string;
+      const text = textOf(run.messages[0].content);
       assert.match(text, /run_command/);
       assert.match(text, /tmux_run/);
       const enroll = await s.client.getPrompt({ name: "enroll_pane", arguments: {} });
-      assert.match(enroll.messages[0].content.text as string, /--enroll-pane %N=FILE/);
+      assert.match(textOf(enroll.messages[0].content), /--enroll-pane %N=FILE/);
       const inPane = await s.client.getPrompt({
         name: "enroll_pane",
         arguments: { pane_id: "%2" },
       });
-      const steps = inPane.messages[0].content.text as string;
+      const steps = textOf(inPane.messages[0].content);
       assert.match(
         steps,
         /In pane %2, at an idle zsh 5\.9 prompt, the person types:\n +eval "\$\(tmux-mcp enroll\)"/,
@@ -64,7 +70,7 @@ Deno.test("prompts answer without contacting tmux, even when no server is runnin
         name: "diagnose_failing_pane",
         arguments: { pane_id: "%1" },
       });
-      assert.match(diagnose.messages[0].content.text as string, /untrusted/);
+      assert.match(textOf(diagnose.messages[0].content), /untrusted/);
       await assert.rejects(s.client.getPrompt({ name: "diagnose_failing_pane", arguments: {} }));
       await assert.rejects(s.client.readResource({ uri: "tmux://sessions" }));
     });

@@ -16,7 +16,12 @@ export type StdioSession = {
 };
 
 export async function withStdioServer(
-  options: { env?: Record<string, string>; args?: string[] },
+  options: {
+    env?: Record<string, string>;
+    args?: string[];
+    /** How the SDK client picks the protocol era; unset: its default, `legacy`. */
+    negotiation?: "legacy" | "auto" | { pin: string };
+  },
   fn: (session: StdioSession) => Promise<void>,
 ): Promise<void> {
   const transport = new StdioClientTransport({
@@ -27,7 +32,9 @@ export async function withStdioServer(
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
-  const client = new Client({ name: "stdio-test", version: "1" });
+  const client = new Client({ name: "stdio-test", version: "1" }, {
+    versionNegotiation: { mode: options.negotiation ?? "legacy" },
+  });
   await client.connect(transport);
   // Listing the tools makes the client check each result against its tool's output schema.
   await client.listTools();

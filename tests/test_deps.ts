@@ -1,7 +1,8 @@
-// Test-only imports, pinned like lib/deps.ts: the MCP client the tests drive the server with.
-export { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
-export { InMemoryTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/inMemory.js";
-export { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
-export { LoggingMessageNotificationSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-// The reference JSON Schema validator: tests check every result, and our own validator, with it.
+// Test-only imports, pinned like lib/deps.ts: the MCP clients the tests drive the server with
+// (the SDK v2 client, and the 1.32.2 client of the 2025-era line for one interop test).
+export { Client, InMemoryTransport } from "npm:@modelcontextprotocol/client@2.4.0";
+export { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/stdio";
+export { Client as V1Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+export { StdioClientTransport as V1StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
+// The reference JSON Schema validator: tests check every result with it.
 export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";

@@ -143,7 +143,6 @@ Deno.test(
           script: "echo done",
         },
       },
-      undefined,
       { onprogress: (p: { message?: string }) => messages.push(p.message ?? "") },
     );
     assert.equal(result.isError, false);

@@ -2,7 +2,6 @@
 // enrolled, a person's half-typed line, a PS2 continuation, a second run on a busy slot, an
 // overflow, a respawn before the guard, a cancel after it, and a shell busy past the deadline.
 import assert from "node:assert/strict";
-import { LoggingMessageNotificationSchema } from "./test_deps.ts";
 import {
   assertValidRunResult,
   type Lab,
@@ -180,8 +179,8 @@ Deno.test(
   enrolled(async (lab, s) => {
     const outcomes: unknown[] = [];
     s.client.setNotificationHandler(
-      LoggingMessageNotificationSchema,
-      (note: { params: { data: unknown } }) => {
+      "notifications/message",
+      (note) => {
         outcomes.push(note.params.data);
       },
     );

@@ -81,7 +81,6 @@ Deno.test(
         name: "wait_for_text",
         arguments: { pane_id: lab.pane, patterns: ["SUCCESS"], stop: ["FAIL"], timeout: 10 },
       },
-      undefined,
       { onprogress: () => begun = true },
     );
     await waitFor("the wait to begin", () => begun);

@@ -1,7 +1,7 @@
 // This program as an MCP client of itself, for the demo and the smoke check: the server runs as
 // a separate process over real stdio, exactly as an agent's client would start it, whether this
 // program is a checkout, a URL, a bundle or a compiled binary.
-import { CallToolResultSchema, Client, StdioClientTransport } from "../dev_deps.ts";
+import { Client, StdioClientTransport } from "../dev_deps.ts";
 import { VERSION } from "../version.ts";
 
 export type SelfClient = {
@@ -38,9 +38,7 @@ export async function startSelfServer(args: string[]): Promise<SelfClient> {
   return {
     pid: transport.pid,
     call: async (name, args = {}) => {
-      const { content } = CallToolResultSchema.parse(
-        await client.callTool({ name, arguments: args }),
-      );
+      const { content } = await client.callTool({ name, arguments: args });
       const first = content[0];
       const answer: unknown = first?.type === "text" ? JSON.parse(first.text) : null;
       if (!isToolAnswer(answer)) {

@@ -1,9 +1,7 @@
 // Short workflows an agent or person can pick from a client's prompt menu. They are text only
 // and never contact tmux, so they work with no tools selected and with no tmux server running;
 // each steers to the tool that fits, rather than repeating the tools' descriptions.
-import { INVALID_PARAMS } from "./wire/json_rpc.ts";
-import { type McpSession, ProtocolError } from "./wire/mcp_session.ts";
-import { getPromptParams, listParams } from "./wire/request_params.ts";
+import { ProtocolError, ProtocolErrorCode, type Server } from "../deps.ts";
 
 type Prompt = {
   name: string;
@@ -70,25 +68,33 @@ export const PROMPTS: Prompt[] = [
   },
 ];
 
-export function registerPrompts(mcp: McpSession): void {
-  mcp.handle("prompts/list", listParams, () => ({
+export function registerPrompts(mcp: Server): void {
+  mcp.setRequestHandler("prompts/list", () => ({
     prompts: PROMPTS.map(({ name, description, arguments: args }) => ({
       name,
       description,
       arguments: args,
     })),
   }));
-  mcp.handle("prompts/get", getPromptParams, (request) => {
-    const prompt = PROMPTS.find((p) => p.name === request.name);
-    if (!prompt) throw new ProtocolError(INVALID_PARAMS, "there is no prompt by that name");
-    const args = request.arguments;
+  mcp.setRequestHandler("prompts/get", (request) => {
+    const prompt = PROMPTS.find((p) => p.name === request.params.name);
+    if (!prompt) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, "there is no prompt by that name");
+    }
+    const args = request.params.arguments ?? {};
     for (const argument of prompt.arguments) {
       if (argument.required && !args[argument.name]) {
-        throw new ProtocolError(INVALID_PARAMS, "a required prompt argument is missing");
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          "a required prompt argument is missing",
+        );
       }
     }
     if (args.pane_id !== undefined && !/^%\d+$/.test(args.pane_id)) {
-      throw new ProtocolError(INVALID_PARAMS, "pane_id must be an exact pane id such as %3");
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        "pane_id must be an exact pane id such as %3",
+      );
     }
     return {
       description: prompt.description,

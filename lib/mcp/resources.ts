@@ -2,9 +2,7 @@
 // They are registered whatever tools are selected (toolsets govern tools, not resources), read
 // tmux at the moment they are read, and reuse the inspect tools' code, so a resource and the
 // matching tool can never disagree.
-import { INTERNAL_ERROR, RESOURCE_NOT_FOUND } from "./wire/json_rpc.ts";
-import { type McpSession, ProtocolError } from "./wire/mcp_session.ts";
-import { listParams, readResourceParams } from "./wire/request_params.ts";
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from "../deps.ts";
 import { registerPrompts } from "./prompts.ts";
 import type { ServerContext, ToolDefinition } from "./server_context.ts";
 import {
@@ -51,8 +49,8 @@ function textOf(data: unknown): string | null {
   return typeof data.text === "string" ? data.text : null;
 }
 
-export function registerResourcesAndPrompts(mcp: McpSession, context: ServerContext): void {
-  mcp.handle("resources/list", listParams, () => ({
+export function registerResourcesAndPrompts(mcp: Server, context: ServerContext): void {
+  mcp.setRequestHandler("resources/list", () => ({
     resources: [{
       uri: "tmux://sessions",
       name: "sessions",
@@ -60,7 +58,7 @@ export function registerResourcesAndPrompts(mcp: McpSession, context: ServerCont
       mimeType: "application/json",
     }],
   }));
-  mcp.handle("resources/templates/list", listParams, () => ({
+  mcp.setRequestHandler("resources/templates/list", () => ({
     resourceTemplates: [
       {
         uriTemplate: "tmux://sessions/{session}/windows",
@@ -82,27 +80,29 @@ export function registerResourcesAndPrompts(mcp: McpSession, context: ServerCont
       },
     ],
   }));
-  mcp.handle("resources/read", readResourceParams, async ({ uri }, extra) => {
+  mcp.setRequestHandler("resources/read", async (request, ctx) => {
+    const { uri } = request.params;
     const view = viewFor(uri);
     if (!view) {
-      throw new ProtocolError(
-        RESOURCE_NOT_FOUND,
+      throw new ResourceNotFoundError(
+        uri,
         "no tmux resource has that URI; resources/list and resources/templates/list name them",
       );
     }
-    const payload = await view.tool.handle(context, view.args, { signal: extra.signal });
+    const payload = await view.tool.handle(context, view.args, { signal: ctx.mcpReq.signal });
     if (!payload.ok) {
       const missing = payload.error.code === "not_found" || payload.error.code === "no_server";
-      throw new ProtocolError(
-        missing ? RESOURCE_NOT_FOUND : INTERNAL_ERROR,
-        payload.error.message,
-      );
+      if (missing) throw new ResourceNotFoundError(uri, payload.error.message);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, payload.error.message);
     }
     const text = view.mimeType === "text/plain"
       ? textOf(payload.data)
       : JSON.stringify(payload.data);
     if (text === null) {
-      throw new ProtocolError(INTERNAL_ERROR, "capture_pane answered without the pane's text");
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        "capture_pane answered without the pane's text",
+      );
     }
     return { contents: [{ uri, mimeType: view.mimeType, text }] };
   });

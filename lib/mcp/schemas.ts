@@ -1,14 +1,14 @@
 // Validating tool inputs against the JSON Schemas the server advertises, and saying what is
-// wrong in words an agent can act on. The checking is our own validator for the subset our
-// schemas use (schema_validator.ts), not ajv, which would cost the server about 15 MiB; the tests
-// keep ajv as the reference and check every result with it. tmux_run's schemas are the
-// contract's files, loaded as JSON modules so they travel with the code (checkout, URL or
-// bundle); the general tools build theirs in TypeScript (json_schema.ts, tools/toolkit.ts).
+// wrong in words an agent can act on. ajv checks (JSON Schema 2020-12, the validator the MCP SDK
+// is built on); this module turns ajv's errors into sentences that name the field, the rule and
+// the limit, never the value. tmux_run's schemas are the contract's files, loaded as JSON
+// modules so they travel with the code (checkout, URL or bundle); the general tools build theirs
+// in TypeScript (json_schema.ts, tools/toolkit.ts).
 import tmuxRunInput from "../../schemas/tmux_run.input.schema.json" with { type: "json" };
 import tmuxRunOutput from "../../schemas/tmux_run.output.schema.json" with { type: "json" };
 import type { JsonSchema, Schema } from "./json_schema.ts";
 import { isJsonObject } from "../json_object.ts";
-import { conforms, type SchemaError, schemaErrors } from "./schema_validator.ts";
+import { Ajv2020 } from "../deps.ts";
 
 export type { JsonSchema };
 
@@ -18,12 +18,31 @@ export const schemas: { tmuxRunInput: JsonSchema; tmuxRunOutput: JsonSchema } = 
   tmuxRunOutput,
 };
 
+// `allErrors` so that one refusal names every broken field; `strict: false` because the schemas
+// carry annotations (`title`, `description`) ajv's strict mode would question. ajv caches each
+// compiled schema by its object, so every schema is compiled once.
+const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
+
+/** One broken rule as ajv reports it: the keyword, where in the value, and its parameters. */
+type SchemaError = {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  parentSchema?: JsonSchema;
+};
+
+/** Every rule `value` breaks, in ajv's order; empty when it is valid. */
+export function schemaErrors(schema: JsonSchema, value: unknown): SchemaError[] {
+  const validate = ajv.compile(schema);
+  return validate(value) ? [] : validate.errors ?? [];
+}
+
 /**
  * Whether `value` is valid against `schema`, as a type guard: a valid value has the type the
- * schema names. Each schema is compiled once.
+ * schema names.
  */
 export function isValid<T>(schema: Schema<T>, value: unknown): value is T {
-  return conforms(schema, value);
+  return ajv.compile(schema)(value);
 }
 
 // Once an input has failed, every error is collected with its schema to say which field broke
@@ -92,7 +111,7 @@ function join(path: string, key: string): string {
 function describeError(error: SchemaError): string | null {
   const field = fieldName(error.instancePath);
   const p = error.params;
-  const parent = error.parentSchema;
+  const parent = error.parentSchema ?? {};
   const hintFor = (name: string, schema: JsonSchema | undefined) => {
     const hint = FIELD_HINTS[name] ??
       (typeof schema?.description === "string" ? schema.description : undefined);

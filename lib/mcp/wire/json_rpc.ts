@@ -1,17 +1,12 @@
-// JSON-RPC 2.0 as MCP uses it: the error codes, and which of the four message forms a parsed
-// line is, checked by hand. The SDK checks messages with zod schemas, and loading them (with
-// the SDK's Server) cost the server process about 27 MiB of its resident memory; these few
-// checks are all the server needs (bench/bench.ts prints its memory).
+// JSON-RPC 2.0 as the stdio transport reads it: the error codes, and which of the four message
+// forms a parsed line is, so that a line the SDK would drop in silence (not JSON-RPC, params
+// that are not an object) is answered here, before the SDK sees it.
 import type { JSONRPCMessage } from "../../deps.ts";
 import { isJsonObject } from "../../json_object.ts";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
-export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
-/** MCP's code for a resource URI that names nothing. */
-export const RESOURCE_NOT_FOUND = -32002;
 
 export type JsonRpcId = string | number;
 

@@ -17,6 +17,7 @@ import {
 } from "./json_rpc.ts";
 import { concatBytes } from "../../bytes.ts";
 import { LineWriter, messageLine } from "./line_writer.ts";
+import { errorLine } from "./error_lines.ts";
 import { isJsonObject } from "../../json_object.ts";
 
 /** The SDK's read buffer, kept as our limit: the longest line (in bytes) read as a message. */
@@ -148,6 +149,13 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    if ("error" in message) {
+      // The SDK's refusals can be a multi-line dump of its schema errors: one bounded line.
+      return this.#write({
+        ...message,
+        error: { ...message.error, ...errorLine(message.error) },
+      });
+    }
     return this.#write(message);
   }
 
@@ -210,8 +218,14 @@ export class StdioLineTransport implements Transport {
       return;
     }
     const id = readableId(json);
-    // A malformed notification or response has nothing to answer.
-    if (id === undefined) return;
+    // A malformed notification has nothing to answer; a message with neither a method nor an
+    // id is an invalid request whose id cannot be read, answered with a null id (JSON-RPC 2.0).
+    if (id === undefined) {
+      if (!("method" in json)) {
+        this.#reply(null, INVALID_REQUEST, `not a JSON-RPC 2.0 message: ${message}`);
+      }
+      return;
+    }
     if (hasMalformedParams(json)) {
       return this.#reply(id, INVALID_PARAMS, "params must be a JSON object");
     }
