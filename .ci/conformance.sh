@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, Node >= 22 through
-# npx) against this server. The suite speaks HTTP, so the server runs behind supergateway, a
-# stdio-to-Streamable-HTTP bridge from npm, bound to 127.0.0.1 and a tmux server of its own.
-# Usage: .ci/conformance.sh [conformance server options], e.g.
-#   .ci/conformance.sh --expected-failures .ci/conformance-expected-failures.yml   (what CI runs)
-#   .ci/conformance.sh --scenario tools-list --verbose
+# npx) against this server, for one protocol era. The suite speaks HTTP. For the 2025 era the
+# server runs as it ships, over stdio, behind supergateway (a stdio-to-Streamable-HTTP bridge
+# from npm, sessions kept); the 2026-07-28 revision is stateless, one exchange per request, so
+# there the server's own factory runs behind the SDK's HTTP entry (.ci/conformance_http.ts).
+# Either way it is bound to 127.0.0.1 and a tmux server of its own.
+# Usage: .ci/conformance.sh 2025|2026 [conformance server options], e.g.
+#   .ci/conformance.sh 2025 --expected-failures .ci/conformance-expected-failures.yml
+#   .ci/conformance.sh 2026 --scenario tools-list --verbose
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CONFORMANCE=@modelcontextprotocol/conformance@0.1.16
+CONFORMANCE=@modelcontextprotocol/conformance@0.2.0-alpha.12
 BRIDGE=supergateway@4.0.0
 DENO_VERSION=2.9.6
 export DENO_TLS_CA_STORE=mozilla,system
@@ -30,11 +33,25 @@ cleanup() {
 }
 trap cleanup EXIT
 
-setsid npx -y "$BRIDGE" --stdio "$deno_bin run -A --quiet main.ts --socket-name $socket" \
-  --outputTransport streamableHttp --stateful --port "$port" --logLevel none &
+era=${1:?usage: .ci/conformance.sh 2025|2026 [options]}
+shift
+case "$era" in
+  2025)
+    setsid npx -y "$BRIDGE" --stdio "$deno_bin run -A --quiet main.ts --socket-name $socket" \
+      --outputTransport streamableHttp --stateful --port "$port" --logLevel none &
+    spec=(--spec-version 2025-11-25)
+    ;;
+  2026)
+    # shellcheck disable=SC2086
+    setsid $deno_bin run -A --quiet .ci/conformance_http.ts "$port" "$socket" &
+    spec=(--spec-version 2026-07-28)
+    ;;
+  *) echo "usage: .ci/conformance.sh 2025|2026 [options]" >&2; exit 2 ;;
+esac
 bridge_pid=$!
 for _ in $(seq 100); do
   (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
   sleep 0.2
 done
-npx -y -p node@22 -p "$CONFORMANCE" -- conformance server --url "http://127.0.0.1:$port/mcp" "$@"
+npx -y -p node@22 -p "$CONFORMANCE" -- conformance server --url "http://127.0.0.1:$port/mcp" \
+  "${spec[@]}" "$@"
