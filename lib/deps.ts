@@ -10,6 +10,8 @@ export type {
   CallToolResult,
   JSONRPCMessage,
   ServerContext as McpRequestContext,
+  Task,
+  TaskStatus,
   Tool,
   Transport,
 } from "npm:@modelcontextprotocol/server@2.4.0";
