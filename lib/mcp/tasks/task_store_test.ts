@@ -22,6 +22,7 @@ function manualRun() {
 
 /** A run that ends (with a cancelled-looking result) only when its signal aborts. */
 function untilAborted(signal: AbortSignal): Promise<CallToolResult> {
+  if (signal.aborted) return Promise.resolve(BAD);
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(BAD)));
 }
 
