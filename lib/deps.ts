@@ -16,6 +16,7 @@ export type {
   Transport,
 } from "npm:@modelcontextprotocol/server@2.4.0";
 export {
+  fromJsonSchema,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,

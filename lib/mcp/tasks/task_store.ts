@@ -1,7 +1,7 @@
 // Long tool calls as MCP tasks: a run that outlives the request that started it, read back by
 // task id. One state machine serves both protocol eras (lib/mcp/tasks/task_wire.ts draws each
-// era's shapes from it): working → completed | failed | cancelled, nothing after a terminal
-// state. A task owns the AbortController of its run, so a cancel stops the run (tmux_run stops
+// era's shapes from it): working → completed (the tool returned a result, even one with isError)
+// | failed (it threw) | cancelled, nothing after a terminal state. A task owns the AbortController of its run, so a cancel stops the run (tmux_run stops
 // the script's whole process group when its signal aborts) whatever the client's own request
 // timeout was; the run itself is still bounded by the tool's own limit (--run-timeout).
 //
@@ -51,8 +51,6 @@ export type TaskStoreOptions = {
   now?: () => number;
   maxTasks?: number;
   maxTtlMs?: number;
-  /** A run's status when its tool result says isError (the 2025-11-25 rule is `failed`). */
-  statusOfResult?: (result: CallToolResult) => TaskStatus;
 };
 
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
@@ -66,14 +64,11 @@ export class TaskStore {
   #now: () => number;
   #maxTasks: number;
   #maxTtlMs: number;
-  #statusOfResult: (result: CallToolResult) => TaskStatus;
 
   constructor(options: TaskStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#maxTasks = options.maxTasks ?? MAX_TASKS;
     this.#maxTtlMs = options.maxTtlMs ?? MAX_TTL_MS;
-    this.#statusOfResult = options.statusOfResult ??
-      ((result) => result.isError ? "failed" : "completed");
   }
 
   /**
@@ -107,7 +102,7 @@ export class TaskStore {
       .then((outcome) => {
         record.outcome = outcome;
         if (record.status === "working") {
-          record.status = outcome.kind === "error" ? "failed" : this.#statusOfResult(outcome.result);
+          record.status = outcome.kind === "error" ? "failed" : "completed";
           record.lastUpdatedAt = this.#now();
         }
         return outcome;

@@ -37,12 +37,14 @@ Deno.test("a task is working until its run returns, then completed with the run'
   assert.equal(store.get(taskId)?.status, "completed");
 });
 
-Deno.test("a result with isError makes the task failed; a thrown error keeps its code", async () => {
+Deno.test("a result with isError completes the task; a thrown error fails it with its code", async () => {
   const store = new TaskStore();
-  const failing = store.start(() => Promise.resolve(BAD));
-  await store.outcome(failing.taskId);
-  assert.equal(store.get(failing.taskId)?.status, "failed");
-  const throwing = store.start(() => Promise.reject(Object.assign(new Error("no"), { code: -32602 })));
+  const refused = store.start(() => Promise.resolve(BAD));
+  await store.outcome(refused.taskId);
+  assert.equal(store.get(refused.taskId)?.status, "completed");
+  const throwing = store.start(() =>
+    Promise.reject(Object.assign(new Error("no"), { code: -32602 }))
+  );
   assert.deepEqual(await store.outcome(throwing.taskId), {
     kind: "error",
     code: -32602,
