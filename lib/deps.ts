@@ -10,10 +10,13 @@ export type {
   CallToolResult,
   JSONRPCMessage,
   ServerContext as McpRequestContext,
+  Task,
+  TaskStatus,
   Tool,
   Transport,
 } from "npm:@modelcontextprotocol/server@2.4.0";
 export {
+  fromJsonSchema,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,

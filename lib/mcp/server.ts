@@ -32,6 +32,14 @@ import helperScript from "../../helper.sh" with { type: "text" };
 import { helperProgram } from "../run/helper_program.ts";
 import { VERSION } from "../version.ts";
 import { delay } from "../delay.ts";
+import { TaskStore, TaskStoreFull } from "./tasks/task_store.ts";
+import {
+  createdTaskResult,
+  LEGACY_TASKS_CAPABILITY,
+  registerTaskMethods,
+  taskRequestOf,
+  TASKS_EXTENSION,
+} from "./tasks/task_methods.ts";
 
 export class StartupError extends Error {}
 
@@ -44,6 +52,9 @@ export type StartOptions = {
   /** $TMUX/$TMUX_PANE as the server should see them; unset reads this process's own. */
   caller?: Caller;
 };
+
+/** The tools a client may run as a task (tools/call with a task request): the long ones. */
+const TASK_TOOLS: ReadonlySet<string> = new Set(["tmux_run"]);
 
 export type RunningServer = {
   /**
@@ -81,9 +92,10 @@ export async function startServer(
   const closing = new AbortController();
   let enrollments: Enrollments | null = null;
   let directory: string | null = null;
+  const tasks = new TaskStore();
   const close = async () => {
     closing.abort();
-    await enrollments?.close();
+    await Promise.all([enrollments?.close(), tasks.close()]);
     await closeControlConnections();
     if (directory) await Deno.remove(directory, { recursive: true }).catch(() => {});
   };
@@ -139,12 +151,23 @@ export async function startServer(
       }
     },
   };
+  const offersTasks = [...TASK_TOOLS].some((name) => enabledTools.has(name));
   const mcpServer = () => {
     const instance = new Server({ name: "tmux-mcp", version: VERSION }, {
-      capabilities: { tools: {}, logging: {}, resources: {}, prompts: {} },
+      capabilities: {
+        tools: {},
+        logging: {},
+        resources: {},
+        prompts: {},
+        ...(offersTasks && {
+          tasks: LEGACY_TASKS_CAPABILITY,
+          extensions: { [TASKS_EXTENSION]: {} },
+        }),
+      },
       instructions: INSTRUCTIONS,
     });
-    registerHandlers(instance, context);
+    registerHandlers(instance, context, tasks);
+    if (offersTasks) registerTaskMethods(instance, tasks);
     instances.add(instance);
     instance.onclose = () => instances.delete(instance);
     return instance;
@@ -164,11 +187,16 @@ function advertised(tool: ToolDefinition): Tool {
     inputSchema: { type: "object", ...tool.inputSchema },
     outputSchema: { type: "object", ...tool.outputSchema },
     annotations: tool.annotations,
+    ...(TASK_TOOLS.has(tool.name) && { execution: { taskSupport: "optional" } }),
   };
 }
 
-/** Answers tools/list and tools/call (and resources and prompts) from `context`. */
-function registerHandlers(mcp: Server, context: ServerContext): void {
+/**
+ * Answers tools/list and tools/call (and resources and prompts) from `context`. A tools/call
+ * of a TASK_TOOLS tool that asks for a task (lib/mcp/tasks/task_methods.ts) is answered at once
+ * with the task; its run goes through the same pipeline with the task's own signal.
+ */
+function registerHandlers(mcp: Server, context: ServerContext, tasks: TaskStore): void {
   registerResourcesAndPrompts(mcp, context);
   const tools = CATALOG.filter((tool) => context.enabledTools.has(tool.name)).map(advertised);
   const byName = new Map(CATALOG.map((tool) => [tool.name, tool]));
@@ -184,16 +212,39 @@ function registerHandlers(mcp: Server, context: ServerContext): void {
         "params.name names no tool of this server; tools/list names the tools it offers",
       );
     }
-    if (!context.enabledTools.has(tool.name)) return toCallToolResult(POLICY_DENIED);
-    if (context.closing.aborted) {
-      return toCallToolResult(refusal("closed", "the server is shutting down"));
+    const asTask = taskRequestOf(request.params, ctx.mcpReq.envelope);
+    if (!asTask || !TASK_TOOLS.has(tool.name)) {
+      return await callTool(context, tool, args, toolExtra(ctx));
     }
-    if (!isValid(tool.inputSchema, args)) {
-      const problems = inputProblems(tool.inputSchema, args) ?? "they do not match the schema";
-      return toCallToolResult(refusal("invalid_input", `invalid arguments: ${problems}`));
+    try {
+      const task = tasks.start(
+        (signal) => callTool(context, tool, args, { signal }),
+        asTask.era === "legacy" ? asTask.ttlMs : undefined,
+      );
+      return createdTaskResult(task, asTask.era);
+    } catch (error) {
+      if (!(error instanceof TaskStoreFull)) throw error;
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message);
     }
-    return toCallToolResult(await tool.handle(context, args, toolExtra(ctx)));
   });
+}
+
+/** What every tool call goes through, in order: policy, closing, input validation, the tool. */
+async function callTool(
+  context: ServerContext,
+  tool: ToolDefinition,
+  args: unknown,
+  extra: ToolExtra,
+): Promise<CallToolResult> {
+  if (!context.enabledTools.has(tool.name)) return toCallToolResult(POLICY_DENIED);
+  if (context.closing.aborted) {
+    return toCallToolResult(refusal("closed", "the server is shutting down"));
+  }
+  if (!isValid(tool.inputSchema, args)) {
+    const problems = inputProblems(tool.inputSchema, args) ?? "they do not match the schema";
+    return toCallToolResult(refusal("invalid_input", `invalid arguments: ${problems}`));
+  }
+  return toCallToolResult(await tool.handle(context, args, extra));
 }
 
 /** The cancellation signal, and progress when the request asked for it (`_meta.progressToken`). */
