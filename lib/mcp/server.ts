@@ -213,7 +213,8 @@ function registerHandlers(mcp: Server, context: ServerContext, tasks: TaskStore)
       );
     }
     const asTask = taskRequestOf(request.params, ctx.mcpReq.envelope);
-    if (!asTask || !TASK_TOOLS.has(tool.name)) {
+    // A task is made only for a task tool this server offers: anything else answers as a call.
+    if (!asTask || !TASK_TOOLS.has(tool.name) || !context.enabledTools.has(tool.name)) {
       return await callTool(context, tool, args, toolExtra(ctx));
     }
     try {
