@@ -10,3 +10,10 @@ export type {
   Tool,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 export type { Transport } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
+
+/**
+ * RE2JS (a port of RE2: matching in time linear in the text) for the callers' regexes
+ * (lib/line_patterns.ts), loaded on first use: importing it took 5.6 MiB of resident memory,
+ * which a server that is never given a regex does not pay.
+ */
+export const loadRe2js = () => import("npm:re2js@2.10.0");
