@@ -428,8 +428,8 @@ const SEARCH_PANES_INPUT = toolInput(["pattern"], {
       "characters",
   }),
   regex: boolean({
-    description: "treat pattern as a JavaScript regular expression tested on each line (default " +
-      "false: literal text)",
+    description: "treat pattern as a JavaScript regular expression tested on each line, in " +
+      "linear time: no lookahead or backreferences (default false: literal text)",
   }),
   session_id: SESSION_ID,
   session_name: SESSION_NAME,

@@ -176,7 +176,8 @@ const WAIT_FOR_TEXT_INPUT = toolInput(["pane_id", "patterns"], {
   }),
   regex: boolean({
     description: "treat patterns and stop as JavaScript regular expressions, tested line by " +
-      "line so ^ and $ anchor lines (default false: literal text)",
+      "line so ^ and $ anchor lines, in linear time: no lookahead or backreferences (default " +
+      "false: literal text)",
   }),
   ignore_case: boolean({
     description: "match patterns and stop without regard to letter case (default false)",
