@@ -6,7 +6,7 @@
 // line into one command list and runs it in one turn of that client's queue, exactly as it does
 // a spawned client's argv, and saves the guard a process start.
 import { randomHex } from "../ids.ts";
-import { runTmux, type TmuxClient, type TmuxResult } from "../tmux/tmux.ts";
+import { runTmux, type TmuxClient, TmuxNotAnswering, type TmuxResult } from "../tmux/tmux.ts";
 import { controlRun } from "../tmux/tmux_control.ts";
 
 export type GuardVerdict = "granted" | "denied" | "aliased";
@@ -65,7 +65,8 @@ async function guardCommand(
     const viaControl = await controlRun(tmux, paneId, args, signal);
     if (viaControl) return viaControl;
   } catch (error) {
-    if (signal.aborted) throw error;
+    // A server that did not answer the connection would not answer a spawned client either.
+    if (signal.aborted || error instanceof TmuxNotAnswering) throw error;
   }
   return await runTmux(tmux, args, signal);
 }

@@ -13,7 +13,12 @@ import { describeStop, stopGroup, type StopReport } from "./process_group.ts";
 import { failurePayload, type Receipt, RunFailure } from "./run_outcome.ts";
 import { encodeOutput } from "./output_encoding.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";
-import type { TmuxClient } from "../tmux/tmux.ts";
+import {
+  serverLabel,
+  TMUX_ANSWER_SECONDS,
+  type TmuxClient,
+  TmuxNotAnswering,
+} from "../tmux/tmux.ts";
 
 /**
  * How long a stopped run waits for the helper to confirm the stop (its own TERM then KILL takes
@@ -272,7 +277,17 @@ async function authorizeRun(run: Run, digest: string, helperPid: number): Promis
   let verdict;
   try {
     verdict = await authorize(server.tmux, shell.paneId, shell.identity.pid, run.interrupt);
-  } catch {
+  } catch (error) {
+    if (error instanceof TmuxNotAnswering) {
+      throw new RunFailure(
+        "deadline",
+        `${serverLabel(server.tmux)} did not answer the authorization within ` +
+          `${TMUX_ANSWER_SECONDS} s, so the run was abandoned before its script was sent. It may ` +
+          "be stopped (SIGSTOP, a debugger) or overloaded: check it with tmux list-sessions, " +
+          "then call again",
+        "possibly_sent",
+      );
+    }
     const code = run.interruption();
     throw new RunFailure(code, `the authorization was interrupted (${code})`, "possibly_sent");
   }

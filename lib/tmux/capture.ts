@@ -4,7 +4,13 @@
 // when that text has moved we find it again, and when it is gone we say lines may be missed
 // rather than guess. Cursors carry all of this, so they are stateless and survive between calls.
 import type { TmuxClient } from "./tmux.ts";
-import { notFound, tmuxCall, tmuxCallSpawned, type TmuxOutcome } from "./targets.ts";
+import {
+  isNotAnswering,
+  notFound,
+  tmuxCall,
+  tmuxCallSpawned,
+  type TmuxOutcome,
+} from "./targets.ts";
 import { decodeUtf8 } from "../utf8.ts";
 import { randomHex } from "../ids.ts";
 import { withTempFile } from "../temp_file.ts";
@@ -88,13 +94,17 @@ export async function snapshot(
     // Through a control connection the tmux server writes FILE itself. One that sees another
     // /tmp than we do (another mount namespace) fails, or writes its own file and leaves ours
     // empty, though a capture always holds a line. A spawned client writes FILE in our view.
+    // A server that did not answer would not answer these either.
+    if (isNotAnswering(out)) return [out, captured] as const;
     if (!out.ok ? out.payload.error.code !== "not_found" : captured.length === 0) {
       await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
       out = await tmuxCallSpawned(client, line(file), signal);
       captured = out.ok ? Deno.readFileSync(file) : new Uint8Array();
     }
     // A line that failed after the capture leaves its buffer: take it away.
-    if (!out.ok) await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
+    if (!out.ok && !isNotAnswering(out)) {
+      await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
+    }
     return [out, captured] as const;
   });
   if (!out.ok) {

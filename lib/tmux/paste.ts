@@ -12,6 +12,7 @@ export async function pasteIntoPane(
   paneId: string,
   text: string,
   options: { bracketed: boolean; enter: boolean },
+  signal?: AbortSignal,
 ): Promise<TmuxOutcome<string>> {
   const buffer = `tmux-mcp-${randomHex(8)}`;
   return await withTempFile("tmux-mcp-paste-", (file) => {
@@ -30,6 +31,6 @@ export async function pasteIntoPane(
       "-t",
       paneId,
       ...(options.enter ? [";", "send-keys", "-t", paneId, "Enter"] : []),
-    ]);
+    ], signal);
   });
 }

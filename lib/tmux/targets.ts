@@ -3,7 +3,13 @@
 // matching or a "current pane" fallback), and how a tmux failure becomes one fixed refusal that
 // never echoes tmux's stderr, which can contain paths and names.
 import type { ServerContext } from "../mcp/server_context.ts";
-import { runTmux, type TmuxClient } from "./tmux.ts";
+import {
+  runTmux,
+  serverLabel,
+  TMUX_ANSWER_SECONDS,
+  type TmuxClient,
+  TmuxNotAnswering,
+} from "./tmux.ts";
 import { controlCall } from "./tmux_control.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 
@@ -65,6 +71,31 @@ export const NEED_ONE_SESSION = refusal(
   "name the session by exactly one of session_id or session_name",
 );
 
+export const NOT_ANSWERING = "tmux_not_answering";
+
+/**
+ * A tmux command was abandoned because its server gave no answer in time. The server may be
+ * stopped, so what was sent may still take effect when it resumes: possibly_sent.
+ */
+export function notAnswering(client: TmuxClient): Refusal {
+  return {
+    ok: false,
+    error: {
+      code: NOT_ANSWERING,
+      message: `${serverLabel(client)} did not answer within its time (${TMUX_ANSWER_SECONDS} s ` +
+        "for a command, or the call's timeout); the command was abandoned and may still take " +
+        "effect if that server resumes. It may be stopped (SIGSTOP, a debugger) or overloaded: " +
+        "check it with tmux list-sessions, then call again",
+      delivery: "possibly_sent",
+    },
+  };
+}
+
+/** True when an outcome failed because its tmux server did not answer. */
+export function isNotAnswering(outcome: TmuxOutcome<unknown>): boolean {
+  return !outcome.ok && outcome.payload.error.code === NOT_ANSWERING;
+}
+
 /** The bound server, or another server named for this one call. */
 export function clientFor(context: ServerContext, socketName?: string): TmuxClient {
   if (socketName === undefined) return context.tmux;
@@ -90,6 +121,7 @@ export function tmuxCall(
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<string>> {
   return outcome(
+    client,
     async () => await controlCall(client, args, signal) ?? await runTmux(client, args, signal),
     signal,
   );
@@ -101,11 +133,16 @@ export function tmuxCallSpawned(
   args: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<string>> {
-  return outcome(() => runTmux(client, args, signal), signal);
+  return outcome(client, () => runTmux(client, args, signal), signal);
 }
 
-/** A tmux client that could not start is tmux_unavailable; one that failed, its refusal. */
+/**
+ * A tmux client that could not start is tmux_unavailable; one that failed, its refusal; a
+ * command abandoned unanswered (by TMUX_ANSWER_SECONDS, or by a signal that aborted with
+ * TmuxNotAnswering: a wait's own timeout), tmux_not_answering. Any other abort is rethrown.
+ */
 async function outcome<T>(
+  client: TmuxClient,
   run: () => Promise<{ code: number; stdout: T; stderr: string }>,
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<T>> {
@@ -113,6 +150,7 @@ async function outcome<T>(
   try {
     result = await run();
   } catch (error) {
+    if (error instanceof TmuxNotAnswering) return { ok: false, payload: notAnswering(client) };
     if (signal?.aborted) throw error;
     return { ok: false, payload: TMUX_UNAVAILABLE };
   }

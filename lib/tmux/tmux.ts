@@ -3,6 +3,8 @@
 // tmux cannot silently talk to the tmux it happens to live in. Every client runs with `-u`:
 // MCP clients start servers without a locale, and a tmux client that does not believe in UTF-8
 // prints tabs and non-ASCII in `-F` output as `_`, which no parser can undo.
+import { concatBytes } from "../bytes.ts";
+
 export type SocketChoice = { kind: "default" } | { kind: "name"; name: string } | {
   kind: "path";
   path: string;
@@ -34,26 +36,87 @@ export function clientArgs(socket: SocketChoice): string[] {
 
 export type RawTmuxResult = { code: number; stdout: Uint8Array; stderr: string };
 
-/** Like runTmux, with stdout as the exact bytes tmux wrote (captures must not lose any). */
+/**
+ * How long one tmux command may go unanswered before it is abandoned. A tmux server that is
+ * stopped (SIGSTOP, a debugger) or wedged accepts a client's connection and then never answers,
+ * and a client left waiting would hold its tool call until the server resumed. Waits and
+ * run_command bound their commands by their own timeout instead (lib/tools/toolkit.ts).
+ */
+export const TMUX_ANSWER_SECONDS = 5;
+
+/** A tmux server that did not answer a command in time; the command was abandoned. */
+export class TmuxNotAnswering extends Error {
+  constructor() {
+    super("the tmux server did not answer in time");
+  }
+}
+
+/**
+ * Like runTmux, with stdout as the exact bytes tmux wrote (captures must not lose any). A client
+ * that overruns TMUX_ANSWER_SECONDS, or whose signal aborts, is killed with SIGKILL and reaped
+ * before this returns: a client waiting on a stopped server handles SIGTERM by telling that
+ * server it is leaving and waiting for its reply, so it would outlive the call. Its pipes are
+ * then given up rather than read to their end: the client handed them to the server, which
+ * holds them until it reads that message.
+ */
 async function runTmuxRaw(
   client: TmuxClient,
   args: string[],
   signal?: AbortSignal,
 ): Promise<RawTmuxResult> {
-  const output = await new Deno.Command(client.bin, {
+  signal?.throwIfAborted();
+  const child = new Deno.Command(client.bin, {
     args: [...clientArgs(client.socket), ...args],
     env: tmuxEnvironment(),
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    signal,
-  }).output();
-  return {
-    code: output.code,
-    stdout: output.stdout,
-    stderr: new TextDecoder().decode(output.stderr),
-  };
+  }).spawn();
+  const stdout = drain(child.stdout);
+  const stderr = drain(child.stderr);
+  // The first reason to give the client up wins; later ones change nothing.
+  const abandoned = Promise.withResolvers<{ abandoned: unknown }>();
+  const abandon = (why: unknown) => abandoned.resolve({ abandoned: why });
+  const timer = setTimeout(() => abandon(new TmuxNotAnswering()), TMUX_ANSWER_SECONDS * 1000);
+  const onAbort = () => abandon(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const ended = await Promise.race([
+      Promise.all([child.status, stdout.bytes, stderr.bytes]),
+      abandoned.promise,
+    ]);
+    if (!("abandoned" in ended)) {
+      const [status, out, err] = ended;
+      return { code: status.code, stdout: out, stderr: new TextDecoder().decode(err) };
+    }
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // It exited in the meantime.
+    }
+    await child.status;
+    await Promise.all([stdout.cancel(), stderr.cancel()]);
+    throw ended.abandoned;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** A pipe's bytes up to its end, and a way to give up on the rest. */
+function drain(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader();
+  const bytes = (async () => {
+    const chunks: Uint8Array[] = [];
+    while (true) {
+      const next = await reader.read();
+      if (next.done) return concatBytes(chunks);
+      chunks.push(next.value);
+    }
+  })();
+  bytes.catch(() => {});
+  return { bytes, cancel: () => reader.cancel().catch(() => {}) };
 }
 
 export async function runTmux(
@@ -63,6 +126,16 @@ export async function runTmux(
 ): Promise<TmuxResult> {
   const raw = await runTmuxRaw(client, args, signal);
   return { code: raw.code, stdout: new TextDecoder().decode(raw.stdout), stderr: raw.stderr };
+}
+
+/**
+ * A tmux server as a message names it: by its socket name (the configuration's or the call's
+ * own), never by a path.
+ */
+export function serverLabel(client: TmuxClient): string {
+  if (client.socket.kind === "name") return `the tmux server on socket "${client.socket.name}"`;
+  if (client.socket.kind === "path") return "the tmux server at the configured --socket path";
+  return "the default tmux server";
 }
 
 /** Where tmux puts the socket for this choice, as tmux itself computes it. */

@@ -10,8 +10,10 @@
 import {
   clientArgs,
   socketPath,
+  TMUX_ANSWER_SECONDS,
   type TmuxClient,
   tmuxEnvironment,
+  TmuxNotAnswering,
   type TmuxResult,
 } from "./tmux.ts";
 import { exactReads } from "../exact_reads.ts";
@@ -22,8 +24,6 @@ import { OutputSpotter } from "./output_spotter.ts";
 
 /** A connection nobody used for this long is closed, so a person sees it only while it works. */
 const IDLE_MS = 60_000;
-/** How long a command line may take before the connection is deemed stuck and closed. */
-const REQUEST_TIMEOUT_MS = 5_000;
 /** After control mode failed to start, the spawn-and-poll path is used for this long. */
 const RETRY_AFTER_MS = 5_000;
 /** A pane nobody waited on for this long has its output paused for the connection. */
@@ -52,7 +52,7 @@ type Request = {
   reject: (error: Error) => void;
 };
 
-/** The connection ended (the server exited, the client was detached, or it stopped answering). */
+/** The connection ended (the server exited or the client was detached). */
 export class ControlLost extends Error {}
 
 /**
@@ -74,6 +74,7 @@ export class ControlConnection {
   readonly ended: Promise<void>;
   private readonly child: Deno.ChildProcess;
   private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  private readonly stdout: ReadableStreamDefaultReader<Uint8Array>;
   private readonly requests: Request[] = [];
   private readonly counts = new Map<string, number>();
   private readonly listeners = new Map<string, Set<() => void>>();
@@ -103,6 +104,7 @@ export class ControlConnection {
       stderr: "null",
     }).spawn();
     this.writer = this.child.stdin.getWriter();
+    this.stdout = exactReads(this.child.stdout).getReader();
     this.attached.promise.catch(() => {});
     this.ended = this.read().catch(() => {}).finally(() => this.end());
     this.touch();
@@ -117,11 +119,11 @@ export class ControlConnection {
    * Marks the pane as watched, resuming its output if it was paused; true when it was, since
    * output in between was not counted.
    */
-  async watch(paneId: string): Promise<boolean> {
+  async watch(paneId: string, signal?: AbortSignal): Promise<boolean> {
     this.lastWatched.set(paneId, performance.now());
     if (!this.silenced.has(paneId)) return false;
     this.silenced.delete(paneId);
-    await this.run(["refresh-client", "-A", `${paneId}:continue`]);
+    await this.run(["refresh-client", "-A", `${paneId}:continue`], signal);
     return true;
   }
 
@@ -129,8 +131,8 @@ export class ControlConnection {
    * Looks for `text` in the pane's output from now on. The pane is resumed first if it was
    * paused, and stays unpaused while the spotter is kept (until `forget`).
    */
-  async spot(paneId: string, text: string): Promise<OutputSpotter> {
-    await this.watch(paneId);
+  async spot(paneId: string, text: string, signal?: AbortSignal): Promise<OutputSpotter> {
+    await this.watch(paneId, signal);
     const spotter = new OutputSpotter(text);
     const set = this.spotters.get(paneId) ?? new Set();
     this.spotters.set(paneId, set);
@@ -170,7 +172,10 @@ export class ControlConnection {
    * Runs one command line (`;` separates commands, as in argv) and returns what a client would
    * have printed. The line is followed by a line that fails to parse with a unique name: tmux
    * answers every line in order and a parse error runs no command (so no alias or hook can
-   * change it), so its `%error` block marks where this line's answers end.
+   * change it), so its `%error` block marks where this line's answers end. A line unanswered
+   * for TMUX_ANSWER_SECONDS fails with TmuxNotAnswering and drops the connection (`abandon`);
+   * one whose signal aborts fails with its reason but stays queued until its answer comes, so
+   * answers are always matched to their lines in order.
    */
   run(args: string[], signal?: AbortSignal): Promise<TmuxResult> {
     if (this.closed) return Promise.reject(new ControlLost("the control connection is closed"));
@@ -181,10 +186,7 @@ export class ControlConnection {
     return new Promise<Block[]>((resolve, reject) => {
       const request: Request = { sentinel, blocks: [], resolve, reject };
       this.requests.push(request);
-      const timer = setTimeout(() => {
-        reject(new ControlLost("the control connection stopped answering"));
-        this.close();
-      }, REQUEST_TIMEOUT_MS);
+      const timer = setTimeout(() => this.abandon(), TMUX_ANSWER_SECONDS * 1000);
       Deno.unrefTimer(timer);
       const abort = () => reject(signal!.reason);
       signal?.addEventListener("abort", abort, { once: true });
@@ -220,15 +222,35 @@ export class ControlConnection {
         this.child.status.then(() => true),
         delay(1000).then(() => false),
       ]);
-      if (!exited) {
-        try {
-          this.child.kill("SIGKILL");
-        } catch {
-          // It exited in the meantime.
-        }
-      }
+      if (!exited) this.kill();
     }
     await this.ended;
+  }
+
+  /**
+   * Drops a connection whose tmux server stopped answering: every line in flight fails with
+   * TmuxNotAnswering, and the client is killed rather than detached, since a detach waits for
+   * that same server. A later line opens a new connection, so no late answer can reach it.
+   */
+  private abandon(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const request of this.requests.splice(0)) request.reject(new TmuxNotAnswering());
+    this.kill();
+  }
+
+  /**
+   * Kills the client and stops reading it. Its stdout does not end with it: the client handed
+   * that descriptor to the tmux server, which holds it until it reads the message (never, while
+   * it is stopped).
+   */
+  private kill(): void {
+    try {
+      this.child.kill("SIGKILL");
+    } catch {
+      // It exited in the meantime.
+    }
+    this.stdout.cancel().catch(() => {});
   }
 
   private touch(): void {
@@ -259,7 +281,10 @@ export class ControlConnection {
   private async read(): Promise<void> {
     let carry: Uint8Array | null = null;
     let block: { guard: string; fromUs: boolean; lines: string[]; ok: boolean } | null = null;
-    for await (const chunk of exactReads(this.child.stdout)) {
+    while (true) {
+      const next = await this.stdout.read();
+      if (next.done) break;
+      const chunk = next.value;
       const bytes: Uint8Array = carry ? concatBytes([carry, chunk]) : chunk;
       carry = null;
       let start = 0;
@@ -398,8 +423,18 @@ class ControlServer {
       return null;
     }
     this.connections.add(connection);
+    let unanswered = false;
     const flags = await connection.run(["display-message", "-p", "#{client_flags}"])
-      .catch(() => null);
+      .catch((error) => {
+        unanswered = error instanceof TmuxNotAnswering;
+        return null;
+      });
+    if (unanswered) {
+      // The server is there but does not answer: a spawned client would wait just the same.
+      this.retryAt = Date.now() + RETRY_AFTER_MS;
+      await connection.close();
+      throw new TmuxNotAnswering();
+    }
     const have = flags?.stdout.trim().split(",") ?? [];
     if (flags?.code !== 0 || !REQUIRED_FLAGS.every((flag) => have.includes(flag))) {
       await connection.close();
@@ -414,7 +449,7 @@ class ControlServer {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.opening.values()]);
+    await Promise.allSettled([...this.opening.values()]);
     await Promise.all([...this.connections].map((connection) => connection.close()));
   }
 }
@@ -438,7 +473,9 @@ function serverFor(client: TmuxClient): ControlServer {
 /**
  * Runs a command line through a control connection. Null when control mode is not available,
  * so the caller spawns a client instead; ControlLost when the connection ended with the line
- * in flight (a caller whose line only reads may simply run it again another way).
+ * in flight (a caller whose line only reads may simply run it again another way);
+ * TmuxNotAnswering when the tmux server did not answer (a spawned client would not be answered
+ * either).
  */
 export async function controlRun(
   client: TmuxClient,
@@ -529,7 +566,8 @@ export function watchOutput(client: TmuxClient, paneId: string) {
   let busy = 0;
 
   const attach = () => {
-    attaching ??= server.forPane(paneId).then((found) => {
+    // A server that does not answer leaves the loop polling, whose looks then say so.
+    attaching ??= server.forPane(paneId).catch(() => null).then((found) => {
       connection = found;
       return found;
     });
@@ -555,12 +593,12 @@ export function watchOutput(client: TmuxClient, paneId: string) {
         settled.abort();
         if (!fresh) return await delay(deadline - performance.now(), signal);
         // Output between the last look and now was not counted: look again at once.
-        await fresh.watch(paneId).catch(() => {});
+        await fresh.watch(paneId, signal).catch(() => {});
         mark = fresh.outputCount(paneId);
         return;
       }
       const live = connection;
-      if (await live.watch(paneId).catch(() => true)) {
+      if (await live.watch(paneId, signal).catch(() => true)) {
         mark = live.outputCount(paneId);
         return;
       }
@@ -581,12 +619,14 @@ export function watchOutput(client: TmuxClient, paneId: string) {
   };
   /**
    * Looks for `text` in the pane's output from now on, for a loop that need not look before
-   * it appears; null when the pane's output cannot be followed (no control connection), and
-   * the loop looks as it would without. `stop` ends the spotting.
+   * it appears; null when the pane's output cannot be followed (no control connection, or none
+   * before `signal` aborts), and the loop looks as it would without. `stop` ends the spotting.
    */
-  const spot = async (text: string) => {
-    const live = await attach();
-    const spotter = live && !live.closed ? await live.spot(paneId, text).catch(() => null) : null;
+  const spot = async (text: string, signal: AbortSignal) => {
+    const live = await unlessAborted(attach(), signal);
+    const spotter = live && !live.closed && !signal.aborted
+      ? await live.spot(paneId, text, signal).catch(() => null)
+      : null;
     if (!live || !spotter) return null;
     return {
       spotter,
@@ -596,6 +636,16 @@ export function watchOutput(client: TmuxClient, paneId: string) {
     };
   };
   return { wake, spot };
+}
+
+/** `promise`'s value, or null as soon as `signal` aborts. */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /** Ends every control connection (the server is shutting down). */

@@ -19,6 +19,7 @@ import {
   clientFor,
   describe,
   describeThen,
+  isNotAnswering,
   isUnsafeFormat,
   NEED_ONE_SESSION,
   resolveSession,
@@ -30,6 +31,7 @@ import type { TmuxClient } from "../tmux/tmux.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
 import {
   defineTool,
+  INVALID_PATTERN,
   MAX_LINES,
   PANE_ID,
   READ_ONLY,
@@ -39,8 +41,10 @@ import {
   SOCKET_NAME,
   SOCKET_ONLY_INPUT,
   toolOutput,
+  UNSUPPORTED_PATTERN,
   WINDOW_ID,
 } from "./toolkit.ts";
+import { lineFinder, pacer } from "../line_patterns.ts";
 
 export const MAX_LISTED = 1000;
 
@@ -424,8 +428,8 @@ const SEARCH_PANES_INPUT = toolInput(["pattern"], {
       "characters",
   }),
   regex: boolean({
-    description: "treat pattern as a JavaScript regular expression tested on each line (default " +
-      "false: literal text)",
+    description: "treat pattern as a JavaScript regular expression tested on each line, in " +
+      "linear time: no lookahead or backreferences (default false: literal text)",
   }),
   session_id: SESSION_ID,
   session_name: SESSION_NAME,
@@ -463,8 +467,9 @@ export const searchPanesTool = defineTool({
   outputSchema: SEARCH_PANES_OUTPUT,
   annotations: READ_ONLY,
   handle: async (context, a) => {
-    const matcher = lineMatcher(a.pattern, a.regex ?? false);
-    if (!matcher) return INVALID_PATTERN;
+    const find = await lineFinder(a.pattern, { regex: a.regex ?? false, ignoreCase: false });
+    if (find === "invalid") return INVALID_PATTERN;
+    if (find === "unsupported") return UNSUPPORTED_PATTERN;
     const client = clientFor(context, a.socket_name);
     let scope = ["-a"];
     if (a.session_id !== undefined || a.session_name !== undefined) {
@@ -478,34 +483,23 @@ export const searchPanesTool = defineTool({
     const matches: { pane_id: string; line: number; text: string }[] = [];
     let truncated = false;
     const panes = rows(listed.value);
+    const pace = pacer();
     for (const paneId of panes) {
       const shot = await snapshot(client, paneId);
+      // A server that stopped answering would leave every next pane waiting just as long.
+      if (!shot.ok && isNotAnswering(shot)) return shot.payload;
       if (!shot.ok) continue;
       const origin = shot.value.historySize;
-      shot.value.lines.forEach((text, index) => {
-        if (!matcher(text)) return;
+      for (const [index, text] of shot.value.lines.entries()) {
+        await pace();
+        if (!find(text)) continue;
         if (matches.length >= limit) truncated = true;
         else matches.push({ pane_id: paneId, line: index - origin, text: text.trimEnd() });
-      });
+      }
     }
     return success({ matches, panes_searched: panes.length, truncated });
   },
 });
-
-export const INVALID_PATTERN = refusal(
-  "invalid_pattern",
-  "a pattern is not a valid regular expression; fix it or pass regex: false",
-);
-
-export function lineMatcher(pattern: string, regex: boolean): ((text: string) => boolean) | null {
-  if (!regex) return (text) => text.includes(pattern);
-  try {
-    const compiled = new RegExp(pattern, "u");
-    return (text) => compiled.test(text);
-  } catch {
-    return null;
-  }
-}
 
 const SHOW_OPTIONS_INPUT = toolInput(["scope"], {
   scope: enumOf(["server", "session", "window", "pane"], {

@@ -36,6 +36,7 @@ import { clientFor } from "../tmux/targets.ts";
 import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
+  boundByTimeout,
   CANCELLED,
   defineTool,
   effectiveTimeout,
@@ -267,11 +268,30 @@ async function runCommand(
   extra: ToolExtra,
 ): Promise<ToolPayload> {
   if (extra.signal.aborted) return CANCELLED;
+  const timeout = effectiveTimeout(context, a.timeout);
+  // Every tmux command of the call ends by its timeout, even when tmux stops answering.
+  const tmuxBound = boundByTimeout(extra.signal, timeout);
+  try {
+    return await runCommandWithin(context, client, key, a, extra, timeout, tmuxBound.signal);
+  } finally {
+    tmuxBound.clear();
+  }
+}
+
+async function runCommandWithin(
+  context: ServerContext,
+  client: TmuxClient,
+  key: string,
+  a: RunArgs,
+  extra: ToolExtra,
+  timeout: number,
+  signal: AbortSignal,
+): Promise<ToolPayload> {
   // One look gives the process, the cursor and the screen, all of the same instant. An earlier
   // run's end marker may be anywhere in the history, so that case looks at all of it.
   const unfinishedBefore = lineRecords.get(key)?.unfinished ?? null;
   const window = unfinishedBefore === null ? RECENT_HISTORY_LINES : undefined;
-  const before = await snapshot(client, a.pane_id, extra.signal, window).catch(() => null);
+  const before = await snapshot(client, a.pane_id, signal, window).catch(() => null);
   if (before === null || extra.signal.aborted) return CANCELLED;
   if (!before.ok) return before.payload;
   if (before.value.dead) return PANE_DEAD;
@@ -280,12 +300,11 @@ async function runCommand(
   const record = lineRecord(key, before.value);
   const busyLine = lineRefusal(record, before.value, a.pane_id);
   if (busyLine) return busyLine;
-  const timeout = effectiveTimeout(context, a.timeout);
   const id = randomHex(8);
   const start = new RegExp(`__MCP_START_${id}$`);
   const done = new RegExp(`${endMarker(id)}(\\d+)$`);
   const output = watchOutput(client, a.pane_id);
-  const spotting = await output.spot(endMarker(id));
+  const spotting = await output.spot(endMarker(id), signal);
   let escaped = false;
   try {
     const sent = await pasteIntoPane(
@@ -293,7 +312,9 @@ async function runCommand(
       a.pane_id,
       typedLine(a.command, id, a.suppress_history ?? true),
       { bracketed: true, enter: true },
-    );
+      signal,
+    ).catch(() => null);
+    if (sent === null) return CANCELLED;
     if (!sent.ok) return sent.payload;
     // Until its end marker shows, this run holds the line (whatever ends this call).
     record.unfinished = id;
@@ -304,16 +325,16 @@ async function runCommand(
     while (true) {
       if (spotting?.following() && !spotting.spotter.seen) {
         const left = Math.max(0, deadline - Date.now());
-        await spotting.spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), extra.signal);
+        await spotting.spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), signal);
       }
       const outOfTime = Date.now() >= deadline;
-      let shot = await snapshot(client, a.pane_id, extra.signal, RECENT_HISTORY_LINES)
+      let shot = await snapshot(client, a.pane_id, signal, RECENT_HISTORY_LINES)
         .catch(() => null);
       if (shot?.ok) {
         const seen = markers(shot.value.lines);
         // Finished with its start above the window, or out of time: read the whole history.
         if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
-          shot = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
+          shot = await snapshot(client, a.pane_id, signal).catch(() => null);
         }
       }
       if (shot === null || extra.signal.aborted) return CANCELLED;
@@ -333,7 +354,7 @@ async function runCommand(
         const prompt = cursorLine(shot.value).beforeCursor;
         if (belowMarker && prompt === "" && !waitedForPrompt) {
           waitedForPrompt = true;
-          await output.wake(POLL_MS, extra.signal);
+          await output.wake(POLL_MS, signal);
           continue;
         }
         const status = Number(done.exec(all[last])![1]);
@@ -349,7 +370,7 @@ async function runCommand(
         extra.progress((lastProgress - started) / 1000, "waiting for the command to finish");
       }
       if (spotting?.following() && !spotting.spotter.seen) continue;
-      await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
+      await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
     }
   } finally {
     spotting?.stop();

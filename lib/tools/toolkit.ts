@@ -16,6 +16,7 @@ import {
 import { inputProblems, isValid } from "../mcp/schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../mcp/server_context.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
+import { TmuxNotAnswering } from "../tmux/tmux.ts";
 
 /** A handler that receives the type its input schema accepts. */
 type TypedHandler<T> = (context: ServerContext, args: T, extra: ToolExtra) => Promise<ToolPayload>;
@@ -213,6 +214,17 @@ export const DESTRUCTIVE = {
 
 export const CANCELLED = refusal("cancelled", "the request was cancelled");
 
+export const INVALID_PATTERN = refusal(
+  "invalid_pattern",
+  "a pattern is not a valid regular expression; fix it or pass regex: false",
+);
+
+export const UNSUPPORTED_PATTERN = refusal(
+  "invalid_pattern",
+  "a pattern uses lookahead, a backreference or a lookbehind with a capture, which regexes here " +
+    "do not support (they are matched in linear time, by RE2's rules); rewrite it without them",
+);
+
 export type Scope = "pane" | "window" | "session" | "server";
 
 /**
@@ -245,8 +257,32 @@ export const MAX_CONCURRENT_RUNS = 8;
 
 // Waits: bounded by the server's ceiling, ended at once by cancellation.
 
+/**
+ * How long past its own timeout a tool that has one gives a tmux command still in flight (its
+ * last look, usually) before abandoning it as unanswered: it answers by its timeout plus this.
+ */
+export const ANSWER_GRACE_MS = 500;
+
 /** The request's timeout, clamped to the configured wait ceiling. */
 export function effectiveTimeout(context: ServerContext, requested: number | undefined): number {
   const ceiling = context.config.waitMaxSeconds;
   return Math.min(requested ?? ceiling, ceiling);
+}
+
+/**
+ * The call's signal, also aborted with TmuxNotAnswering once `seconds` and ANSWER_GRACE_MS have
+ * passed: given to every tmux command of a tool with a timeout, it ends them by then even when
+ * tmux stops answering (such a command reports tmux_not_answering, lib/tmux/targets.ts).
+ * `clear` stops the clock when the call ends.
+ */
+export function boundByTimeout(
+  signal: AbortSignal,
+  seconds: number,
+): { signal: AbortSignal; clear: () => void } {
+  const clock = new AbortController();
+  const timer = setTimeout(
+    () => clock.abort(new TmuxNotAnswering()),
+    seconds * 1000 + ANSWER_GRACE_MS,
+  );
+  return { signal: AbortSignal.any([signal, clock.signal]), clear: () => clearTimeout(timer) };
 }

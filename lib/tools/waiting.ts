@@ -30,16 +30,20 @@ import type { ServerContext, ToolExtra } from "../mcp/server_context.ts";
 import { clientFor } from "../tmux/targets.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
+  boundByTimeout,
   CANCELLED,
   defineTool,
   effectiveTimeout,
+  INVALID_PATTERN,
   MAX_LINES,
   PANE_ID,
   READ_ONLY,
   SOCKET_NAME,
   toolOutput,
+  UNSUPPORTED_PATTERN,
 } from "./toolkit.ts";
 import { watchOutput } from "../tmux/tmux_control.ts";
+import { type LineFinder, lineFinder, type LineMatch, pacer } from "../line_patterns.ts";
 
 const POLL_MS = 100;
 
@@ -126,32 +130,20 @@ export const captureSinceTool = defineTool({
   },
 });
 
-type Hit = { line: number; index: number; text: string };
-type Finder = (line: string) => { index: number; text: string } | null;
+type Hit = LineMatch & { line: number; which: number };
 
-/** A literal pattern as a regular expression that matches exactly its characters. */
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
-}
-
-/** Tests one line at a time, so `^` and `$` anchor lines; null when the regex is invalid. */
-function finder(pattern: string, regex: boolean, ignoreCase: boolean): Finder | null {
-  let compiled: RegExp;
-  try {
-    compiled = new RegExp(regex ? pattern : escapeRegExp(pattern), ignoreCase ? "iu" : "u");
-  } catch {
-    return null;
-  }
-  return (line) => {
-    const match = compiled.exec(line);
-    return match ? { index: match.index, text: match[0] } : null;
-  };
-}
-
-/** The earliest hit (by line, then column) among `finders`, with which finder produced it. */
-function earliest(finders: Finder[], lines: string[]): (Hit & { which: number }) | null {
+/**
+ * The earliest hit (by line, then column) among `finders`, with which finder produced it.
+ * Between lines it lets other calls run (`pace`), however many lines arrived.
+ */
+async function earliest(
+  finders: LineFinder[],
+  lines: string[],
+  pace: () => Promise<void>,
+): Promise<Hit | null> {
   for (const [line, text] of lines.entries()) {
-    let best: (Hit & { which: number }) | null = null;
+    await pace();
+    let best: Hit | null = null;
     for (const [which, find] of finders.entries()) {
       const hit = find(text);
       if (hit && (!best || hit.index < best.index)) best = { ...hit, line, which };
@@ -184,7 +176,8 @@ const WAIT_FOR_TEXT_INPUT = toolInput(["pane_id", "patterns"], {
   }),
   regex: boolean({
     description: "treat patterns and stop as JavaScript regular expressions, tested line by " +
-      "line so ^ and $ anchor lines (default false: literal text)",
+      "line so ^ and $ anchor lines, in linear time: no lookahead or backreferences (default " +
+      "false: literal text)",
   }),
   ignore_case: boolean({
     description: "match patterns and stop without regard to letter case (default false)",
@@ -252,21 +245,25 @@ async function waitForText(
   a: WaitArgs,
   extra: ToolExtra,
 ): Promise<ToolPayload> {
-  const regex = a.regex ?? false;
-  const ignoreCase = a.ignore_case ?? false;
-  const stopPatterns = a.stop ?? [];
-  const compile = (pattern: string) => finder(pattern, regex, ignoreCase);
-  const matchers = a.patterns.map(compile).filter((find) => find !== null);
-  const stoppers = stopPatterns.map(compile).filter((find) => find !== null);
-  // pattern_index counts every pattern, so one that does not compile refuses the whole call.
-  if (matchers.length < a.patterns.length || stoppers.length < stopPatterns.length) {
-    return refusal("invalid_pattern", "a pattern is not a valid regular expression");
-  }
+  const options = { regex: a.regex ?? false, ignoreCase: a.ignore_case ?? false };
+  const compiled = await Promise.all(
+    [...a.patterns, ...a.stop ?? []].map((pattern) => lineFinder(pattern, options)),
+  );
+  // pattern_index counts every pattern, so one that cannot be used refuses the whole call.
+  if (compiled.includes("unsupported")) return UNSUPPORTED_PATTERN;
+  const finders = compiled.filter((find) => typeof find === "function");
+  if (finders.length < compiled.length) return INVALID_PATTERN;
+  const matchers = finders.slice(0, a.patterns.length);
+  const stoppers = finders.slice(a.patterns.length);
   let cursor = cursorFor(a.pane_id, a.cursor);
   if (cursor === null) return INVALID_CURSOR;
   const client = clientFor(context, a.socket_name);
-  const output = watchOutput(client, a.pane_id);
   const timeout = effectiveTimeout(context, a.timeout);
+  // Every tmux command of the wait ends by its timeout, even when tmux stops answering.
+  const tmuxBound = boundByTimeout(extra.signal, timeout);
+  const signal = tmuxBound.signal;
+  const output = watchOutput(client, a.pane_id);
+  const pace = pacer();
   const started = Date.now();
   const deadline = started + timeout * 1000;
   // The first report comes right after the first look, so a client knows the wait has begun.
@@ -286,43 +283,48 @@ async function waitForText(
       lines_missed: linesMissed,
       last_lines: outcome === "timeout" || outcome === "pane_dead" ? lastLines(shot) : null,
     });
-  while (true) {
-    if (extra.signal.aborted) return CANCELLED;
-    const shot = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
-    if (extra.signal.aborted || shot === null) return CANCELLED;
-    if (!shot.ok) {
-      if (cursor && shot.payload.error.code === "not_found") {
-        return success({
-          outcome: "pane_dead",
-          matched_text: null,
-          pattern_index: null,
-          effective_timeout: timeout,
-          cursor: null,
-          lines_missed: linesMissed,
-          last_lines: null,
-        });
+  try {
+    while (true) {
+      if (extra.signal.aborted) return CANCELLED;
+      const shot = await snapshot(client, a.pane_id, signal).catch(() => null);
+      if (extra.signal.aborted || shot === null) return CANCELLED;
+      if (!shot.ok) {
+        if (cursor && shot.payload.error.code === "not_found") {
+          return success({
+            outcome: "pane_dead",
+            matched_text: null,
+            pattern_index: null,
+            effective_timeout: timeout,
+            cursor: null,
+            lines_missed: linesMissed,
+            last_lines: null,
+          });
+        }
+        return shot.payload;
       }
-      return shot.payload;
+      cursor ??= cursorAt(shot.value);
+      const seen = since(shot.value, cursor);
+      linesMissed ||= seen.linesMissed;
+      // Only what arrived counts: the first line from the cursor's column on.
+      const lines = [(seen.lines[0] ?? "").slice(seen.firstColumn), ...seen.lines.slice(1)];
+      const hit = await earliest(matchers, lines, pace);
+      const stop = await earliest(stoppers, lines, pace);
+      if (extra.signal.aborted) return CANCELLED;
+      const stoppedFirst = stop &&
+        (!hit || stop.line < hit.line || (stop.line === hit.line && stop.index < hit.index));
+      if (stoppedFirst) return result("stopped", stop, shot.value);
+      if (hit) return result("matched", hit, shot.value);
+      if (shot.value.dead) return result("pane_dead", null, shot.value);
+      if (seen.linesMissed) cursor = cursorAt(shot.value);
+      if (Date.now() >= deadline) return result("timeout", null, shot.value);
+      if (extra.progress && Date.now() - lastProgress >= 1000) {
+        lastProgress = Date.now();
+        extra.progress((lastProgress - started) / 1000, "waiting for text");
+      }
+      await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
     }
-    cursor ??= cursorAt(shot.value);
-    const seen = since(shot.value, cursor);
-    linesMissed ||= seen.linesMissed;
-    // Only what arrived counts: the first line from the cursor's column on.
-    const lines = [(seen.lines[0] ?? "").slice(seen.firstColumn), ...seen.lines.slice(1)];
-    const hit = earliest(matchers, lines);
-    const stop = earliest(stoppers, lines);
-    const stoppedFirst = stop &&
-      (!hit || stop.line < hit.line || (stop.line === hit.line && stop.index < hit.index));
-    if (stoppedFirst) return result("stopped", stop, shot.value);
-    if (hit) return result("matched", hit, shot.value);
-    if (shot.value.dead) return result("pane_dead", null, shot.value);
-    if (seen.linesMissed) cursor = cursorAt(shot.value);
-    if (Date.now() >= deadline) return result("timeout", null, shot.value);
-    if (extra.progress && Date.now() - lastProgress >= 1000) {
-      lastProgress = Date.now();
-      extra.progress((lastProgress - started) / 1000, "waiting for text");
-    }
-    await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), extra.signal);
+  } finally {
+    tmuxBound.clear();
   }
 }
 
