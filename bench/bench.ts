@@ -4,8 +4,9 @@
 // `source` — against the usual send-keys + `tmux wait-for` round trip in the same tmux server
 // and against run_command in a plain pane, plus how soon wait_for_text notices new output, a
 // full-size output run against a bare one, the memory of the server with the maximum of 8
-// enrolled panes and of one helper over 2000 runs, and what a watched session's control-mode
-// connection costs while its panes write.
+// enrolled panes and of one helper over 2000 runs, what a watched session's control-mode
+// connection costs while its panes write, and what the MCP SDK costs beside a bare SDK server
+// (bench/sdk_cost.ts).
 import { parseArgs } from "node:util";
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
@@ -21,6 +22,7 @@ import {
 } from "../lib/cli/private_lab.ts";
 import { readIdentity } from "../lib/run/procfs.ts";
 import { runTmux } from "../lib/tmux/tmux.ts";
+import { sdkCost } from "./sdk_cost.ts";
 
 // The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
 const { values: options } = parseArgs({
@@ -374,6 +376,7 @@ type Results = {
   server: { idleRss: number; rss: number; peak: number; phases: Record<string, number> };
   helper: { atEnrollment: number; before: number; early: number; late: number; peak: number };
   control: Awaited<ReturnType<typeof controlCost>>;
+  sdk: Awaited<ReturnType<typeof sdkCost>>;
 };
 
 function report(results: Results): void {
@@ -449,6 +452,7 @@ function report(results: Results): void {
     },
     control_connections: c.connections,
     control_client_rss_mib: c.clientRssMiB,
+    sdk_cost: results.sdk,
   }));
 }
 
@@ -495,6 +499,7 @@ async function main(): Promise<void> {
         ...await helperMemory(helperPidOfPane, mcp, enrolled[1]),
       };
       const control = await controlCost(lab, mcp);
+      const sdk = await sdkCost();
       report({
         run,
         runCommand,
@@ -505,6 +510,7 @@ async function main(): Promise<void> {
         server: { idleRss, ...server, phases },
         helper,
         control,
+        sdk,
       });
     } finally {
       await stopServer(mcp);

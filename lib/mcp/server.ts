@@ -1,7 +1,8 @@
-// Wires the tools to MCP. It binds to one tmux socket (making the server_generation), opens
-// the enrollment channel when tmux_run is on, advertises the selected tools with their exact
-// JSON Schemas, validates every input (lib/mcp/schema_validator.ts) before a handler sees it,
-// and cleans up every file it made on close.
+// Wires the tools to MCP through the official SDK (v2): one factory makes a low-level Server per
+// connection, and the SDK's serveStdio serves either protocol era from it. It binds to one tmux
+// socket (making the server_generation), opens the enrollment channel when tmux_run is on,
+// advertises the selected tools with their exact JSON Schemas, validates every input
+// (lib/mcp/schemas.ts, ajv) before a handler sees it, and cleans up every file it made on close.
 import process from "node:process";
 import { CATALOG, selectTools } from "./catalog.ts";
 import { type Config, UsageError } from "./config.ts";

@@ -15,9 +15,6 @@ export type ErrorBody = {
 
 export type ToolPayload = { ok: true; data: unknown } | { ok: false; error: ErrorBody };
 
-/** The results made below, whose one text content is exactly the JSON of their structuredContent. */
-const madeHere = new WeakMap<object, string>();
-
 export function toCallToolResult(payload: ToolPayload): CallToolResult {
   const text = JSON.stringify(payload);
   const result: CallToolResult = {
@@ -25,16 +22,7 @@ export function toCallToolResult(payload: ToolPayload): CallToolResult {
     structuredContent: payload,
     isError: !payload.ok,
   };
-  madeHere.set(result, text);
   return result;
-}
-
-/**
- * For a result toCallToolResult made, the JSON of its payload (so a writer can send the payload
- * once serialized, not twice); null for anything else.
- */
-export function payloadJsonOf(result: unknown): string | null {
-  return typeof result === "object" && result !== null ? madeHere.get(result) ?? null : null;
 }
 
 export function success(data: unknown): ToolPayload {

@@ -16,7 +16,7 @@ import {
   PARSE_ERROR,
 } from "./json_rpc.ts";
 import { concatBytes } from "../../bytes.ts";
-import { LineWriter, messageLine } from "./line_writer.ts";
+import { LineWriter } from "./line_writer.ts";
 import { errorLine } from "./error_lines.ts";
 import { isJsonObject } from "../../json_object.ts";
 
@@ -160,9 +160,7 @@ export class StdioLineTransport implements Transport {
   }
 
   #write(message: JSONRPCMessage | ErrorReply): Promise<void> {
-    return this.#lines.write(
-      "error" in message ? [`${JSON.stringify(message)}\n`] : messageLine(message),
-    );
+    return this.#lines.write([`${JSON.stringify(message)}\n`]);
   }
 
   #onerror = (error: Error) => this.onerror?.(error);
