@@ -62,7 +62,7 @@ export function enumOf<const V extends readonly (string | null)[]>(
   return { enum: values, ...rules };
 }
 
-export function constant<const V extends string | boolean>(value: V): Schema<V> {
+export function constant<const V extends string | boolean | null>(value: V): Schema<V> {
   return { const: value };
 }
 

@@ -28,7 +28,10 @@ export type ServerContext = {
   readonly hooks: Readonly<RunHooks>;
   /** $TMUX and $TMUX_PANE as this process saw them at startup (lib/tmux/caller.ts). */
   readonly caller: Readonly<Caller>;
-  /** A cancelled request gets no response (MCP), so its outcome is logged instead. */
+  /**
+   * A cancelled request gets no response (MCP), so its outcome is also logged, for clients that
+   * listen; tmux_capabilities' recent_runs keeps it for every client.
+   */
   readonly reportCancelled: (payload: ToolPayload) => void;
 };
 

@@ -7,11 +7,12 @@
 // (lib/run/shell_session.ts); the tool's gate checks (lib/tools/tmux_run.ts) come first.
 import type { Completion, HelperMessage, ServerMessage } from "./frames.ts";
 import { authorize } from "./guard.ts";
-import { randomHex, sha256Hex } from "../ids.ts";
+import { randomHex } from "../ids.ts";
 import { isSameProcess, type ProcessIdentity, readIdentity } from "./procfs.ts";
 import { describeStop, stopGroup, type StopReport } from "./process_group.ts";
 import { failurePayload, type Receipt, RunFailure } from "./run_outcome.ts";
-import { encodeOutput } from "./output_encoding.ts";
+import { type EncodedOutput, encodeOutput } from "./output_encoding.ts";
+import { RecentRuns } from "./recent_runs.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
   serverLabel,
@@ -96,9 +97,11 @@ export type EnrolledShell = {
 
 /**
  * The runs in flight and the only writer of `EnrolledShell.run`: one slot per shell, a count
- * per server, and shutdown, which tells every run to stop and waits for its answer.
+ * per server, and shutdown, which tells every run to stop and waits for its answer. The last
+ * runs' outcomes stay readable in `recent` (tmux_capabilities lists them).
  */
 export class RunSlots {
+  readonly recent = new RecentRuns();
   #inFlight = 0;
   #runs = new Set<Promise<unknown>>();
   #closing = new AbortController();
@@ -152,7 +155,10 @@ export type RunServer = {
   readonly generation: string;
   readonly config: { readonly runTimeoutSeconds: number };
   readonly hooks: Readonly<RunHooks>;
-  /** A cancelled request gets no response (MCP), so its outcome is logged instead. */
+  /**
+   * A cancelled request gets no response (MCP), so its outcome is also logged, for clients that
+   * listen; every outcome stays readable in RunSlots.recent either way.
+   */
   readonly reportCancelled: (payload: ToolPayload) => void;
 };
 
@@ -166,6 +172,8 @@ export type Run = {
   readonly slot: RunSlot;
   readonly target: { kind: "pane"; id: string; generation: string };
   readonly script: Uint8Array;
+  /** The script's SHA-256, hex: what the helper checks and the receipt names. */
+  readonly digest: string;
   readonly limits: { readonly stdout: number; readonly stderr: number };
   /** Aborts on a cancel, the run deadline or shutdown; `interruption` says which. */
   readonly interrupt: AbortSignal;
@@ -174,16 +182,40 @@ export type Run = {
   readonly during: <T>(message: string, step: () => Promise<T>) => Promise<T>;
 };
 
-/** The whole run, P → A → E, then R whatever happened. */
+/** What a run that completed answers (tmux_run's success data). */
+type Completed = {
+  target: Run["target"];
+  authorization: Receipt;
+  completion: Completion;
+  stdout: EncodedOutput;
+  stderr: EncodedOutput;
+};
+
+/**
+ * The whole run, P → A → E, then R whatever happened. Its outcome is decided here, once, and
+ * recorded in `slots.recent` as well as answered, since a cancelled call's answer reaches no one.
+ */
 export async function runScript(run: Run): Promise<ToolPayload> {
+  const record = run.slots.recent.begin({
+    runId: run.slot.runId,
+    paneId: run.shell.paneId,
+    scriptSha256: run.digest,
+    scriptBytes: run.script.length,
+    startedAt: new Date(),
+  });
   try {
-    return await run.slots.track(prepareAuthorizeExecute(run));
+    const completed = await run.slots.track(prepareAuthorizeExecute(run));
+    record.completed(completed.completion);
+    return success(completed);
+  } catch (error) {
+    record.failed(error);
+    throw error;
   } finally {
     retire(run);
   }
 }
 
-async function prepareAuthorizeExecute(run: Run): Promise<ToolPayload> {
+async function prepareAuthorizeExecute(run: Run): Promise<Completed> {
   const { digest, helperPid } = await prepare(run);
   // From here the helper holds the request; if no script follows, tell it to drop it.
   let scriptSent = false;
@@ -212,9 +244,8 @@ const SHELL_GONE = "the enrolled shell is gone (it exited or the pane was respaw
 
 /** Sends the request and waits for the helper's `ready`, which names the helper's pid. */
 async function prepare(run: Run): Promise<{ digest: string; helperPid: number }> {
-  const { shell, slot } = run;
-  const [same, digest] = await Promise.all([isSameProcess(shell.identity), sha256Hex(run.script)]);
-  if (!same) {
+  const { shell, slot, digest } = run;
+  if (!await isSameProcess(shell.identity)) {
     shell.discard();
     throw new RunFailure("stale_target", SHELL_GONE);
   }
@@ -338,7 +369,7 @@ type StopCause = {
  * cannot finish (deadline, cancel, shutdown, the shell or tmux server gone, the helper gone)
  * stops the script's whole process group and says what the stop confirmed.
  */
-async function execute(run: Run, receipt: Receipt): Promise<ToolPayload> {
+async function execute(run: Run, receipt: Receipt): Promise<Completed> {
   const { slot, shell } = run;
   const watch = watchTarget(shell);
   const stopNow = AbortSignal.any([run.interrupt, watch.signal]);
@@ -389,22 +420,22 @@ function departureCause(cause: Departure): StopCause {
     : { code: "stale_target", what: "the enrolled shell's channel closed during the run" };
 }
 
-/** The tool result for a message from the helper that ends the run. */
+/** What a message from the helper that ends the run makes of it: completed, or a failure. */
 function outcome(
   run: Run,
   receipt: Receipt,
   message: HelperMessage,
   body: Uint8Array,
-): ToolPayload {
+): Completed {
   switch (message.type) {
     case "result":
-      return success({
+      return {
         target: run.target,
         authorization: receipt,
         completion: message.completion,
         stdout: encodeOutput(body.subarray(0, message.stdout_bytes)),
         stderr: encodeOutput(body.subarray(message.stdout_bytes)),
-      });
+      };
     case "overflow": {
       const stream = message.stream;
       const limit = stream === "stdout" ? run.limits.stdout : run.limits.stderr;
@@ -451,7 +482,7 @@ async function stopAndReport(
   receipt: Receipt,
   started: number | null,
   cause: StopCause,
-): Promise<ToolPayload> {
+): Promise<Completed> {
   const { shell, slot } = run;
   let group = started;
   let confirmed: { stop: StopReport; completion: Completion | null } | null = null;

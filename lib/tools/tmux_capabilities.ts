@@ -1,7 +1,9 @@
-// Discovery for tmux_run: the generation to pass back, the limits, and which panes are
-// enrolled. It asks tmux only with a command that fails rather than starting a daemon, so
-// looking never creates a tmux server.
+// Discovery for tmux_run: the generation to pass back, the limits, which panes are enrolled,
+// and the recent runs' outcomes (lib/run/recent_runs.ts), the one place a cancelled or
+// abandoned call's result can be read back. It asks tmux only with a command that fails rather
+// than starting a daemon, so looking never creates a tmux server.
 import { MAX_ENROLLMENTS } from "../run/enrollment.ts";
+import { RECENT_RUNS_KEPT } from "../run/recent_runs.ts";
 import {
   array,
   boolean,
@@ -11,7 +13,9 @@ import {
   integer,
   nullable,
   object,
+  oneOf,
   type Schema,
+  type Static,
   string,
 } from "../mcp/json_schema.ts";
 import { runTmux, socketPath } from "../tmux/tmux.ts";
@@ -32,6 +36,50 @@ const NO_ARGUMENTS: Schema<Record<string, never>> = {
   properties: {},
 };
 
+/** tmux_run's completion as its contract writes it, or `unobserved` when none was read. */
+const COMPLETION = oneOf([
+  object(["state", "exit_status", "signal"], {
+    state: constant("exited"),
+    exit_status: integer({ minimum: 0, maximum: 255 }),
+    signal: constant(null),
+  }),
+  object(["state", "exit_status", "signal"], {
+    state: constant("signaled"),
+    exit_status: constant(null),
+    signal: integer({ minimum: 1, maximum: 255 }),
+  }),
+  object(["state"], { state: constant("unobserved") }),
+]);
+
+const RECENT_RUN = object([
+  "run_id",
+  "pane_id",
+  "script_sha256",
+  "script_bytes",
+  "started_at",
+  "outcome",
+  "completion",
+], {
+  run_id: string({
+    pattern: "^[a-f0-9]{32}$",
+    description: "the run's id; the receipt's run_id when the run was authorized",
+  }),
+  pane_id: string({ pattern: "^%[0-9]+$" }),
+  script_sha256: string({ pattern: "^[a-f0-9]{64}$" }),
+  script_bytes: integer({ minimum: 0, maximum: MAX_SCRIPT_BYTES }),
+  started_at: string({ description: "when the run started, ISO 8601 UTC" }),
+  outcome: enumOf(["running", "completed", "failed", "unknown"], {
+    description: "running: not settled yet (a stop can take 1.5 s); completed: see completion; " +
+      "failed: see error (and completion, when one was read); unknown: a server fault",
+  }),
+  completion: COMPLETION,
+  error: object(["code", "message", "delivery"], {
+    code: string(),
+    message: string(),
+    delivery: enumOf(["not_sent", "possibly_sent", "observed"]),
+  }),
+});
+
 const TMUX_CAPABILITIES_OUTPUT = toolOutput(
   object([
     "generation",
@@ -41,6 +89,7 @@ const TMUX_CAPABILITIES_OUTPUT = toolOutput(
     "authored_run",
     "enrolled_panes",
     "pending_invitations",
+    "recent_runs",
   ], {
     generation: string({ pattern: "^[a-f0-9]{32}$" }),
     tmux: object(["version", "pid", "socket_path", "running"], {
@@ -94,6 +143,7 @@ const TMUX_CAPABILITIES_OUTPUT = toolOutput(
       }),
     }),
     pending_invitations: array({ items: string({ pattern: "^%[0-9]+$" }) }),
+    recent_runs: array({ items: RECENT_RUN, maxItems: RECENT_RUNS_KEPT }),
   }),
 );
 
@@ -103,8 +153,10 @@ export const tmuxCapabilitiesTool = defineTool({
   toolset: "inspect",
   description: "Describe this server: its generation (pass this top-level generation as " +
     "target.generation to tmux_run; an enrolled pane's enrollment_generation is not it), the " +
-    "tmux version and pid, enabled tools, limits, and which panes are enrolled for tmux_run. " +
-    "Call it first before tmux_run. To list every pane, use list_panes.",
+    "tmux version and pid, enabled tools, limits, which panes are enrolled for tmux_run, and " +
+    "the last 16 tmux_run runs, newest first, with their outcomes: read a cancelled or " +
+    "timed-out run's result here. Call it first before tmux_run. To list every pane, use " +
+    "list_panes.",
   inputSchema: NO_ARGUMENTS,
   outputSchema: TMUX_CAPABILITIES_OUTPUT,
   annotations: {
@@ -120,6 +172,7 @@ export const tmuxCapabilitiesTool = defineTool({
     const pid = probe?.code === 0 ? Number(probe.stdout.trim()) : null;
     const enrollments = context.enrollments;
     const available = context.enabledTools.has("tmux_run") && !!context.tmuxVersion?.atLeast33;
+    const recentRuns: Static<typeof RECENT_RUN>[] = enrollments?.runs.recent.list() ?? [];
     return success({
       generation: context.generation,
       tmux: {
@@ -154,6 +207,7 @@ export const tmuxCapabilitiesTool = defineTool({
         busy: shell.run !== null,
       })),
       pending_invitations: enrollments?.pendingInvitations() ?? [],
+      recent_runs: recentRuns,
     });
   },
 });

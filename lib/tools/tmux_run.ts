@@ -5,6 +5,7 @@
 // that run_outcome.ts turns into `{code, delivery, effects}`.
 import { type Interruption, runScript } from "../run/run_machine.ts";
 import { failurePayload, RunFailure } from "../run/run_outcome.ts";
+import { sha256Hex } from "../ids.ts";
 import {
   constant,
   integer,
@@ -124,6 +125,8 @@ async function run(
         "when the server restarts",
     );
   }
+  // Digested before the pane is looked up, so nothing waits between the lookup and the slot.
+  const digest = await sha256Hex(script);
   const enrollments = context.enrollments;
   const shell = enrollments?.shells.get(input.target.id);
   if (!enrollments || !shell) {
@@ -160,6 +163,7 @@ async function run(
     slot,
     target: input.target,
     script,
+    digest,
     limits: { stdout: stdoutLimit, stderr: stderrLimit },
     interrupt,
     interruption,
