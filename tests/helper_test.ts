@@ -272,12 +272,12 @@ Deno.test({
         { type: "script", run_id: runId, ...LIMITS },
         new TextEncoder().encode(script),
       );
-      const started = (await helper.next()).message as { pid: number; adopts: boolean };
-      assert.equal(started.adopts, true);
-      const escapee = Number(
-        await waitFor("the escapee's pid", () => Deno.readTextFile(pidFile).catch(() => "")),
-      );
       try {
+        const started = (await helper.next()).message as { pid: number; adopts: boolean };
+        assert.equal(started.adopts, true);
+        const escapee = Number(
+          await waitFor("the escapee's pid", () => Deno.readTextFile(pidFile).catch(() => "")),
+        );
         await waitFor("the escapee to be sh's (adopted) child", async () =>
           (await Deno.readTextFile(`/proc/${escapee}/stat`)).split(") ")[1].split(" ")[1] ===
             String(started.pid));
@@ -293,9 +293,14 @@ Deno.test({
         });
         assert.equal(await processExists(escapee), false);
       } finally {
-        if (await processExists(escapee)) {
-          Deno.kill(escapee, "SIGKILL");
-        }
+        // Whatever failed above, the escapee does not outlive the test.
+        const escapee = Number(
+          await waitFor("the escapee's pid", () =>
+            Deno.readTextFile(pidFile).catch(() =>
+              ""
+            )),
+        );
+        if (await processExists(escapee)) Deno.kill(escapee, "SIGKILL");
       }
     }),
 });
