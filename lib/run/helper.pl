@@ -35,8 +35,8 @@ my $READ_BYTES = 65536;
 my $HEX32 = qr/\A[0-9a-f]{32}\z/;
 my $HEX64 = qr/\A[0-9a-f]{64}\z/;
 # prctl(2)'s number on the Linux machines we know, for PR_SET_CHILD_SUBREAPER (36): a script's
-# `sh` set so adopts what its descendants orphan (a double fork), where a stop can still find it.
-# Elsewhere (macOS, other machines) an orphan goes to init and no stop can tell it from others.
+# `sh`, made a subreaper, adopts what its descendants orphan (a double fork), so a stop can still
+# find it. Elsewhere (macOS, other machines) an orphan goes to init, beyond any stop's reach.
 my %PRCTL = (x86_64 => 157, aarch64 => 167);
 my $PRCTL = $^O eq 'linux' ? $PRCTL{ (POSIX::uname())[4] } : undef;
 my $PR_SET_CHILD_SUBREAPER = 36;
@@ -184,7 +184,7 @@ sub take_records {
 
 # --- Running a script.
 
-# In the forked child: lead a new group in the shell's session (so /dev/tty still works), adopt
+# In the forked child: lead a new group in the shell's session (so /dev/tty opens), adopt
 # what the script's descendants orphan, keep only the run's three pipes, take the shell's
 # directory, umask and environment, exec `sh`. `report` tells the helper, before the exec closes
 # it, whether `sh` adopts orphans ("A") and, if the script cannot start, why ("F" and a reason).
