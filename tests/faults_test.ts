@@ -13,10 +13,12 @@ import {
   withLab,
   withServer,
 } from "./harness.ts";
-import { groupMembers } from "../lib/run/procfs.ts";
+import { groupMembers, listProcesses } from "../lib/run/procfs.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
 const STOPPED = /stopped: no process of the script's group remains/;
+const ESCAPEE_STOPPED =
+  /; 1 process\(es\) that had left the group \(setsid or double fork\) were stopped too/;
 
 function enrolled(
   fn: (lab: Lab, s: Session) => Promise<void>,
@@ -110,21 +112,97 @@ Deno.test(
   }),
 );
 
+/** Kills the process whose pid a script wrote to `file`, if it wrote one and it still runs. */
+async function killPidIn(file: string): Promise<void> {
+  const pid = Number(await Deno.readTextFile(file).catch(() => ""));
+  if (pid > 1 && await processExists(pid)) Deno.kill(pid, "SIGKILL");
+}
+
 Deno.test(
-  "a process that left the group is named as a possible survivor",
+  "a process that left the group (setsid) is stopped with it, and counted",
   enrolled(async (lab, s) => {
     const escapee = `${lab.dir}/escapee.pid`;
     try {
       const result = await s.run(script(lab, `setsid sleep 30 & echo $! > '${escapee}'; sleep 30`));
       const pgid = await pidIn(`${lab.dir}/sh.pid`);
-      assert.equal(result.error.code, "deadline");
-      assert.match(result.error.message, STOPPED);
-      assert.match(result.error.message, /1 process\(es\) that left the script's group/);
-      assert.deepEqual(await groupMembers(pgid), []);
-      assert.ok(await processExists(await pidIn(escapee)));
+      await assertGroupStopped(result, "deadline", pgid);
+      assert.match(result.error.message, ESCAPEE_STOPPED);
+      assert.equal(await processExists(await pidIn(escapee)), false);
     } finally {
-      const pid = await pidIn(escapee).catch(() => 0);
-      if (pid) Deno.kill(pid, "SIGKILL");
+      await killPidIn(escapee);
+    }
+  }, ["--run-timeout", "1"]),
+);
+
+Deno.test(
+  "a double-forked escapee, whose parent is gone, is found and stopped at the deadline",
+  enrolled(async (lab, s) => {
+    const escapee = `${lab.dir}/escapee.pid`;
+    try {
+      // The subshell exits at once; the escapee has its own session and no parent of the script.
+      const result = await s.run(script(
+        lab,
+        `(setsid sh -c 'echo $$ > "$0"; exec sleep 100' '${escapee}' &); sleep 30`,
+      ));
+      const pgid = await pidIn(`${lab.dir}/sh.pid`);
+      await assertGroupStopped(result, "deadline", pgid);
+      assert.match(result.error.message, ESCAPEE_STOPPED);
+      assert.doesNotMatch(result.error.message, /cannot be found/);
+      assert.equal(await processExists(await pidIn(escapee)), false);
+    } finally {
+      await killPidIn(escapee);
+    }
+  }, ["--run-timeout", "1"]),
+);
+
+const TERMINAL_WAIT =
+  /^the script ran past the run deadline \(1 s\), waiting on the terminal: its group was stopped by SIGTTIN/;
+
+Deno.test(
+  "a script that reads the terminal is named at the deadline as waiting on it",
+  enrolled(async (lab, s) => {
+    const result = await s.run(script(lab, "read answer < /dev/tty; echo $answer"));
+    const pgid = await pidIn(`${lab.dir}/sh.pid`);
+    await assertGroupStopped(result, "deadline", pgid);
+    assert.match(result.error.message, TERMINAL_WAIT);
+    assert.match(result.error.message, /gets no terminal input/);
+    assert.match(result.error.message, /send_keys/);
+    assert.doesNotMatch(result.error.message, /nohup/);
+  }, ["--run-timeout", "1"]),
+);
+
+Deno.test(
+  "a program of the script that reads the terminal stops its whole group, named as such",
+  enrolled(async (lab, s) => {
+    // Not the last command, so sh forks it rather than becoming it.
+    const result = await s.run(script(lab, "head -n 1 /dev/tty; echo read"));
+    const pgid = await pidIn(`${lab.dir}/sh.pid`);
+    await assertGroupStopped(result, "deadline", pgid);
+    assert.match(result.error.message, TERMINAL_WAIT);
+  }, ["--run-timeout", "1"]),
+);
+
+Deno.test(
+  "a script stopped by the terminal is named from the process table when the server stops it",
+  enrolled(async (lab, s) => {
+    const shell = s.server.context.enrollments!.shells.get(lab.pane)!;
+    const pending = s.run(script(lab, "read answer < /dev/tty"));
+    const pgid = await pidIn(`${lab.dir}/sh.pid`);
+    await waitFor("sh to be stopped by the terminal", async () => {
+      const rows = await listProcesses() ?? [];
+      return rows.some((row) => row.pid === pgid && row.stopped);
+    });
+    Deno.kill(shell.helperPid, "SIGSTOP");
+    try {
+      const result = await pending;
+      await assertGroupStopped(result, "deadline", pgid);
+      assert.match(
+        result.error.message,
+        /, stopped, not running: 1 process\(es\) of its group were stopped \(state T; the terminal/,
+      );
+      assert.match(result.error.message, /send_keys/);
+    } finally {
+      Deno.kill(shell.helperPid, "SIGCONT");
     }
   }, ["--run-timeout", "1"]),
 );

@@ -14,6 +14,7 @@ import sha256Source from "../lib/run/sha256.pl" with { type: "text" };
 import { randomHex, sha256Hex } from "../lib/ids.ts";
 import { processExists } from "../lib/run/procfs.ts";
 import { waitFor } from "../lib/cli/private_lab.ts";
+import { openPidsLimit, pidsLimitAvailable } from "./pids_limit.ts";
 
 const TOKEN = randomHex();
 const SHELL_ENV = ["PATH=/usr/bin:/bin", "GREETING=a=b c"];
@@ -130,7 +131,7 @@ Deno.test("the helper runs a script in the shell's cwd, umask and environment, a
     assert.equal(text(result.body.subarray(header.stdout_bytes)).trim().split(" ").length, 4);
   }));
 
-Deno.test("the helper refuses an unknown run, a wrong digest, a NUL and a missing cwd", () =>
+Deno.test("the helper refuses an unknown run, a wrong digest, a NUL and a cwd it cannot enter", () =>
   withHelper(async (helper) => {
     const refusal = async (runId: string, script: Uint8Array) => {
       await helper.send({ type: "script", run_id: runId, ...LIMITS }, script);
@@ -158,7 +159,16 @@ Deno.test("the helper refuses an unknown run, a wrong digest, a NUL and a missin
     assert.deepEqual(await refusal(gone, new TextEncoder().encode("true")), {
       type: "refused",
       run_id: gone,
-      reason: "spawn",
+      reason: "directory",
+    });
+    // Removed after the request was made: the child's chdir is what fails.
+    await Deno.mkdir(`${helper.dir}/removed`);
+    const removed = await helper.request("true", `${helper.dir}/removed`);
+    await Deno.remove(`${helper.dir}/removed`);
+    assert.deepEqual(await refusal(removed, new TextEncoder().encode("true")), {
+      type: "refused",
+      run_id: removed,
+      reason: "directory",
     });
     const aborted = await helper.request("true");
     await helper.send({ type: "abort", run_id: aborted });
@@ -231,11 +241,104 @@ Deno.test("SIGTERM stops the running script's group, says so, and ends the helpe
       type: "cancelled",
       run_id: runId,
       completion: { state: "signaled", exit_status: null, signal: 15 },
-      stop: { remaining: 0, left_group: 0 },
+      stop: {
+        remaining: 0,
+        escapees: 0,
+        escapees_left: 0,
+        orphans_traced: ADOPTS,
+        halted: 0,
+        halt_signal: null,
+      },
     });
     assert.equal(await processExists(started.pid), false);
     assert.equal((await helper.child.status).code, 0);
   }));
+
+/** Whether the helper makes `sh` adopt orphans here: Linux on the machines its table knows. */
+const ADOPTS = Deno.build.os === "linux" && ["x86_64", "aarch64"].includes(Deno.build.arch);
+
+Deno.test({
+  name: "a cancel finds and stops a double-forked escapee, which sh adopted" +
+    (ADOPTS ? "" : " (skipped: sh cannot adopt orphans here)"),
+  ignore: !ADOPTS,
+  fn: () =>
+    withHelper(async (helper) => {
+      const pidFile = `${helper.dir}/escapee.pid`;
+      // The subshell exits at once: the escapee, in its own session, has lost its parent.
+      const script = `(setsid sh -c 'echo $$ > "$0.tmp"; mv "$0.tmp" "$0"; exec sleep 60' ` +
+        `'${pidFile}' >/dev/null 2>&1 &); sleep 60`;
+      const runId = await helper.request(script);
+      await helper.send(
+        { type: "script", run_id: runId, ...LIMITS },
+        new TextEncoder().encode(script),
+      );
+      try {
+        const started = (await helper.next()).message as { pid: number; adopts: boolean };
+        assert.equal(started.adopts, true);
+        const escapee = Number(
+          await waitFor("the escapee's pid", () => Deno.readTextFile(pidFile).catch(() => "")),
+        );
+        await waitFor("the escapee to be sh's (adopted) child", async () =>
+          (await Deno.readTextFile(`/proc/${escapee}/stat`)).split(") ")[1].split(" ")[1] ===
+            String(started.pid));
+        await helper.send({ type: "cancel", run_id: runId });
+        const cancelled = (await helper.next()).message as { stop: unknown };
+        assert.deepEqual(cancelled.stop, {
+          remaining: 0,
+          escapees: 1,
+          escapees_left: 0,
+          orphans_traced: true,
+          halted: 0,
+          halt_signal: null,
+        });
+        assert.equal(await processExists(escapee), false);
+      } finally {
+        // Whatever failed above, the escapee does not outlive the test.
+        const escapee = Number(
+          await waitFor("the escapee's pid", () =>
+            Deno.readTextFile(pidFile).catch(() =>
+              ""
+            )),
+        );
+        if (await processExists(escapee)) Deno.kill(escapee, "SIGKILL");
+      }
+    }),
+});
+
+const PIDS_LIMIT = await pidsLimitAvailable();
+
+Deno.test({
+  name: "a helper whose fork the system refuses says so, and runs the next script" +
+    (PIDS_LIMIT ? "" : " (skipped: no writable pids cgroup, and ulimit -u does not bind root)"),
+  ignore: !PIDS_LIMIT,
+  fn: () =>
+    withHelper(async (helper) => {
+      const limit = await openPidsLimit(`tmux-mcp-helper-test-${randomHex(4)}`);
+      assert.ok(limit);
+      try {
+        await limit.hold(helper.child.pid);
+        const runId = await helper.request("true");
+        await helper.send(
+          { type: "script", run_id: runId, ...LIMITS },
+          new TextEncoder().encode("true"),
+        );
+        assert.deepEqual((await helper.next()).message, {
+          type: "refused",
+          run_id: runId,
+          reason: "resources",
+        });
+      } finally {
+        await limit.close();
+      }
+      const next = await helper.request("echo fine");
+      await helper.send(
+        { type: "script", run_id: next, ...LIMITS },
+        new TextEncoder().encode("echo fine"),
+      );
+      assert.equal((await helper.next()).message.type, "started");
+      assert.equal(text((await helper.next()).body), "fine\n");
+    }),
+});
 
 Deno.test("the plain-perl SHA-256, for a perl without Digest::SHA, agrees with WebCrypto", async () => {
   const sizes = [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000, 65536];

@@ -85,6 +85,22 @@ Deno.test("both backends see a zombie as gone", async () => {
   }
 });
 
+Deno.test("both backends see a process stopped by a signal as stopped, and live", async () => {
+  const { child, stop } = await started("echo ready; exec sleep 60");
+  try {
+    Deno.kill(child.pid, "SIGSTOP");
+    await waitFor("the child to stop", async () => (await psState(child.pid)).startsWith("T"));
+    for (const facts of BACKENDS) {
+      const row = (await facts.listProcesses())?.find((row) => row.pid === child.pid);
+      assert.equal(row?.stopped, true, facts.name);
+      assert.equal(row?.live, true, facts.name);
+    }
+  } finally {
+    Deno.kill(child.pid, "SIGCONT");
+    await stop();
+  }
+});
+
 Deno.test("both backends list a child with its parent and group, and a zombie as not live", async () => {
   const { child, line, stop } = await started("sleep 0.1 & echo $!; exec sleep 60");
   try {
@@ -104,6 +120,7 @@ Deno.test("both backends list a child with its parent and group, and a zombie as
         parentPid: Deno.pid,
         processGroup: ours.processGroup,
         live: true,
+        stopped: false,
       }, facts.name);
       const dead = rows.find((row) => row.pid === zombie);
       assert.equal(dead?.parentPid, child.pid, facts.name);

@@ -16,6 +16,7 @@ import {
   zshCommand,
 } from "./harness.ts";
 import type { RunHooks } from "../lib/run/run_machine.ts";
+import { openPidsLimit, pidsLimitAvailable } from "./pids_limit.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
 
@@ -42,6 +43,24 @@ function assertNotSent(result: { ok: boolean; error: Record<string, unknown> }, 
     authorization: null,
     completion: { state: "unobserved" },
   });
+}
+
+/** Authorized, then refused by the helper before `sh` could start: nothing ran. */
+function assertAuthorizedNotRun(
+  result: { ok: boolean; error: Record<string, unknown> },
+  code: string,
+) {
+  assert.equal(result.ok, false);
+  assert.equal(result.error.code, code, JSON.stringify(result));
+  assert.equal(result.error.delivery, "not_sent");
+  const effects = result.error.effects as {
+    state: string;
+    authorization: { state: string };
+    completion: unknown;
+  };
+  assert.equal(effects.state, "known");
+  assert.equal(effects.authorization.state, "authorized");
+  assert.deepEqual(effects.completion, { state: "unobserved" });
 }
 
 async function screen(lab: Lab): Promise<string> {
@@ -322,3 +341,55 @@ Deno.test(
     await waitForPrompt(lab);
   }),
 );
+
+Deno.test(
+  "a shell whose directory was removed gets unsupported, not_sent, and nothing runs",
+  enrolled(async (lab, s) => {
+    const shell = s.server.context.enrollments!.shells.get(lab.pane)!;
+    const gone = `${lab.dir}/gone`;
+    await typeInto(lab, `mkdir '${gone}' && cd '${gone}' && rmdir '${gone}'`, true);
+    await waitFor(
+      "the shell's directory to be removed",
+      async () => (await Deno.readLink(`/proc/${shell.identity.pid}/cwd`)).endsWith(" (deleted)"),
+    );
+    await waitForPrompt(lab);
+    const result = await s.run(`touch '${lab.dir}/ran'`);
+    assertAuthorizedNotRun(result, "unsupported");
+    assert.match(result.error.message, /^the shell's current directory could not be entered/);
+    assert.match(result.error.message, /cd to an existing directory/);
+    await assert.rejects(Deno.lstat(`${lab.dir}/ran`));
+    await typeInto(lab, `cd '${lab.dir}'`, true);
+    await waitFor(
+      "the shell to leave the removed directory",
+      async () =>
+        await Deno.readLink(`/proc/${shell.identity.pid}/cwd`) === await Deno.realPath(lab.dir),
+    );
+    await waitForPrompt(lab);
+    const next = await s.run("echo fine");
+    assert.equal(next.data.stdout.data, "fine\n");
+  }),
+);
+
+const PIDS_LIMIT = await pidsLimitAvailable();
+
+Deno.test({
+  name: "a helper that cannot fork gets capacity, not_sent, and the next run works" +
+    (PIDS_LIMIT ? "" : " (skipped: no writable pids cgroup, and ulimit -u does not bind root)"),
+  ignore: !PIDS_LIMIT,
+  fn: enrolled(async (lab, s) => {
+    const shell = s.server.context.enrollments!.shells.get(lab.pane)!;
+    const limit = await openPidsLimit(`tmux-mcp-errors-test-${shell.helperPid}`);
+    assert.ok(limit);
+    try {
+      await limit.hold(shell.helperPid);
+      const result = await s.run(`touch '${lab.dir}/ran'`);
+      assertAuthorizedNotRun(result, "capacity");
+      assert.match(result.error.message, /refused the helper a new process/);
+      await assert.rejects(Deno.lstat(`${lab.dir}/ran`));
+    } finally {
+      await limit.close();
+    }
+    const next = await s.run("echo fine");
+    assert.equal(next.data.stdout.data, "fine\n");
+  }),
+});

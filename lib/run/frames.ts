@@ -15,14 +15,42 @@ export type HelperMessage =
   /** The helper holds open the file the server's `prove` named (lib/run/consent.ts). */
   | { type: "proved" }
   | { type: "ready"; run_id: string; token: string; digest: string }
-  /** `sh` was spawned as the leader of process group `pid`. */
-  | { type: "started"; run_id: string; pid: number }
+  /**
+   * `sh` was spawned as the leader of process group `pid`; `adopts`: it adopts what its
+   * descendants orphan (Linux's child subreaper), so a stop can find a double-forked one.
+   */
+  | { type: "started"; run_id: string; pid: number; adopts: boolean }
   | { type: "result"; run_id: string; completion: Completion; stdout_bytes: number }
   /** `stream` is the first stream that went over its limit. */
   | { type: "overflow"; run_id: string; stream: OutputStream; stop: StopReport }
   | { type: "drain_timeout"; run_id: string; completion: Completion; open: OutputStream[] }
   | { type: "cancelled"; run_id: string; completion: Completion | null; stop: StopReport }
-  | { type: "refused"; run_id: string; reason: "digest" | "nul" | "spawn" | "unknown_run" };
+  | { type: "refused"; run_id: string; reason: RefusalReason };
+
+/**
+ * Why the helper ran nothing: the script as sent was wrong (`digest`, `nul`, `unknown_run`),
+ * the helper is going (`leaving`), or `sh` could not start: the shell's directory could not be
+ * entered (`directory`), the system refused a process, pipe or memory (`resources`), or
+ * anything else (`start`).
+ */
+export type RefusalReason =
+  | "digest"
+  | "nul"
+  | "unknown_run"
+  | "leaving"
+  | "directory"
+  | "resources"
+  | "start";
+
+const REFUSAL_REASONS: readonly RefusalReason[] = [
+  "digest",
+  "nul",
+  "unknown_run",
+  "leaving",
+  "directory",
+  "resources",
+  "start",
+];
 
 export type OutputStream = "stdout" | "stderr";
 
@@ -144,11 +172,17 @@ function completionOf(value: unknown): Completion | null {
   return null;
 }
 
+function isCount(value: unknown): value is number {
+  return isInteger(value) && value >= 0;
+}
+
 function stopReportOf(value: unknown): StopReport | null {
   if (!isJsonObject(value)) return null;
-  const { remaining, left_group } = value;
-  return (remaining === null || isInteger(remaining)) && isInteger(left_group)
-    ? { remaining, left_group }
+  const { remaining, escapees, escapees_left, orphans_traced, halted, halt_signal } = value;
+  return (remaining === null || isCount(remaining)) && isCount(escapees) &&
+      (escapees_left === null || isCount(escapees_left)) && typeof orphans_traced === "boolean" &&
+      isCount(halted) && (halt_signal === null || isCount(halt_signal))
+    ? { remaining, escapees, escapees_left, orphans_traced, halted, halt_signal }
     : null;
 }
 
@@ -176,7 +210,9 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
         : null;
     }
     case "started":
-      return isInteger(h.pid) && h.pid > 1 ? { type: "started", run_id, pid: h.pid } : null;
+      return isInteger(h.pid) && h.pid > 1 && typeof h.adopts === "boolean"
+        ? { type: "started", run_id, pid: h.pid, adopts: h.adopts }
+        : null;
     case "drain_timeout": {
       const completion = completionOf(h.completion);
       const open = streamsOf(h.open);
@@ -196,11 +232,8 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
         : null;
     }
     case "refused": {
-      const reason = h.reason;
-      return reason === "digest" || reason === "nul" || reason === "spawn" ||
-          reason === "unknown_run"
-        ? { type: "refused", run_id, reason }
-        : null;
+      const reason = REFUSAL_REASONS.find((known) => known === h.reason);
+      return reason ? { type: "refused", run_id, reason } : null;
     }
   }
   return null;

@@ -14,6 +14,14 @@ import { concatBytes } from "../bytes.ts";
 const RUN = "0123456789abcdef0123456789abcdef";
 const TOKEN = "fedcba9876543210fedcba9876543210";
 const DIGEST = "a".repeat(64);
+const STOP = {
+  remaining: 0,
+  escapees: 0,
+  escapees_left: 0,
+  orphans_traced: true,
+  halted: 0,
+  halt_signal: null,
+};
 
 function streamOf(...chunks: Uint8Array[]): ReadableStream<Uint8Array> {
   return ReadableStream.from(chunks);
@@ -149,6 +157,7 @@ Deno.test("frames before a malformed one are still delivered", async () => {
 Deno.test("every helper message the helper sends is accepted as is", () => {
   const exited = { state: "exited", exit_status: 0, signal: null };
   const signaled = { state: "signaled", exit_status: null, signal: 15 };
+  const stopped = { ...STOP, escapees: 1, escapees_left: null, halted: 1, halt_signal: 21 };
   for (
     const message of [
       { type: "hello", token: TOKEN, pid: 1234 },
@@ -157,26 +166,30 @@ Deno.test("every helper message the helper sends is accepted as is", () => {
       { type: "result", run_id: RUN, completion: signaled, stdout_bytes: 5 },
       { type: "result", run_id: RUN, completion: { ...exited, exit_status: 255 }, stdout_bytes: 1 },
       { type: "proved" },
-      { type: "started", run_id: RUN, pid: 4321 },
-      { type: "overflow", run_id: RUN, stream: "stdout", stop: { remaining: 0, left_group: 0 } },
-      { type: "overflow", run_id: RUN, stream: "stderr", stop: { remaining: null, left_group: 1 } },
+      { type: "started", run_id: RUN, pid: 4321, adopts: true },
+      { type: "started", run_id: RUN, pid: 4321, adopts: false },
+      { type: "overflow", run_id: RUN, stream: "stdout", stop: STOP },
+      { type: "overflow", run_id: RUN, stream: "stderr", stop: { ...STOP, remaining: null } },
       { type: "drain_timeout", run_id: RUN, completion: exited, open: ["stdout", "stderr"] },
       {
         type: "cancelled",
         run_id: RUN,
         completion: null,
-        stop: { remaining: null, left_group: 1 },
+        stop: stopped,
       },
       {
         type: "cancelled",
         run_id: RUN,
         completion: signaled,
-        stop: { remaining: 2, left_group: 0 },
+        stop: { ...STOP, remaining: 2, orphans_traced: false },
       },
       { type: "refused", run_id: RUN, reason: "digest" },
       { type: "refused", run_id: RUN, reason: "nul" },
-      { type: "refused", run_id: RUN, reason: "spawn" },
       { type: "refused", run_id: RUN, reason: "unknown_run" },
+      { type: "refused", run_id: RUN, reason: "leaving" },
+      { type: "refused", run_id: RUN, reason: "directory" },
+      { type: "refused", run_id: RUN, reason: "resources" },
+      { type: "refused", run_id: RUN, reason: "start" },
     ]
   ) {
     assert.deepEqual(parseHelperMessage(message), message, JSON.stringify(message));
@@ -184,7 +197,7 @@ Deno.test("every helper message the helper sends is accepted as is", () => {
 });
 
 Deno.test("fields the wire format does not name are dropped, at every level", () => {
-  const stop = { remaining: 0, left_group: 0 };
+  const stop = STOP;
   assert.deepEqual(
     parseHelperMessage({ type: "hello", token: TOKEN, pid: 7, extra: "x" }),
     { type: "hello", token: TOKEN, pid: 7 },
@@ -241,14 +254,20 @@ Deno.test("a helper message with a bad field or an unknown type is refused", () 
       { type: "result", run_id: RUN, completion: { state: "unobserved" }, stdout_bytes: 0 },
       { type: "overflow", run_id: 7 },
       { type: "overflow", run_id: RUN },
-      { type: "overflow", run_id: RUN, stop: { remaining: 0, left_group: 0 } },
-      { type: "overflow", run_id: RUN, stream: "stdin", stop: { remaining: 0, left_group: 0 } },
-      { type: "started", run_id: RUN, pid: 1 },
+      { type: "overflow", run_id: RUN, stop: STOP },
+      { type: "overflow", run_id: RUN, stream: "stdin", stop: STOP },
+      { type: "overflow", run_id: RUN, stream: "stdout", stop: { remaining: 0, left_group: 0 } },
+      { type: "overflow", run_id: RUN, stream: "stdout", stop: { ...STOP, escapees: -1 } },
+      { type: "overflow", run_id: RUN, stream: "stdout", stop: { ...STOP, orphans_traced: 1 } },
+      { type: "overflow", run_id: RUN, stream: "stdout", stop: { ...STOP, halt_signal: 1.5 } },
+      { type: "started", run_id: RUN, pid: 1, adopts: true },
+      { type: "started", run_id: RUN, pid: 4321 },
       { type: "drain_timeout", run_id: RUN, completion: null },
       { type: "drain_timeout", run_id: RUN, completion: exited, open: ["stdin"] },
       { type: "cancelled", run_id: RUN },
-      { type: "cancelled", run_id: RUN, completion: null, stop: { remaining: 1.5, left_group: 0 } },
+      { type: "cancelled", run_id: RUN, completion: null, stop: { ...STOP, remaining: 1.5 } },
       { type: "refused", run_id: RUN, reason: "other" },
+      { type: "refused", run_id: RUN, reason: "spawn" },
     ]
   ) {
     assert.equal(parseHelperMessage(header), null, JSON.stringify(header));

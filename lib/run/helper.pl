@@ -17,8 +17,8 @@ use strict;
 use warnings;
 use POSIX ();
 use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
-use Errno qw(EINTR);
-use Fcntl qw(F_GETFL F_SETFL O_NONBLOCK);
+use Errno qw(EINTR EAGAIN ENOMEM E2BIG);
+use Fcntl qw(F_GETFL F_SETFL F_GETFD F_SETFD FD_CLOEXEC O_NONBLOCK);
 
 # After the exit is seen, both pipes must reach EOF within this window (spec §3.16).
 my $DRAIN_WINDOW = 0.25;
@@ -34,6 +34,12 @@ my $MAX_BODY = 2 * 1024 * 1024;
 my $READ_BYTES = 65536;
 my $HEX32 = qr/\A[0-9a-f]{32}\z/;
 my $HEX64 = qr/\A[0-9a-f]{64}\z/;
+# prctl(2)'s number on the Linux machines we know, for PR_SET_CHILD_SUBREAPER (36): a script's
+# `sh`, made a subreaper, adopts what its descendants orphan (a double fork), so a stop can still
+# find it. Elsewhere (macOS, other machines) an orphan goes to init, beyond any stop's reach.
+my %PRCTL = (x86_64 => 157, aarch64 => 167);
+my $PRCTL = $^O eq 'linux' ? $PRCTL{ (POSIX::uname())[4] } : undef;
+my $PR_SET_CHILD_SUBREAPER = 36;
 
 # Seconds on a clock that only goes forward, at the kernel's tick (10 ms): enough for the 250 ms
 # drain window, with nothing beyond perl-base.
@@ -117,10 +123,14 @@ sub completion_json {
   return sprintf '{"state":"exited","exit_status":%d,"signal":null}', $completion->{exit_status};
 }
 
+sub number_or_null { return defined $_[0] ? 0 + $_[0] : 'null' }
+
 sub stop_json {
   my ($stop) = @_;
-  my $remaining = defined $stop->{remaining} ? $stop->{remaining} : 'null';
-  return sprintf '{"remaining":%s,"left_group":%d}', $remaining, $stop->{left_group};
+  return sprintf '{"remaining":%s,"escapees":%d,"escapees_left":%s,"orphans_traced":%s,' .
+    '"halted":%d,"halt_signal":%s}', number_or_null($stop->{remaining}), $stop->{escapees},
+    number_or_null($stop->{escapees_left}), $stop->{orphans_traced} ? 'true' : 'false',
+    $stop->{halted}, number_or_null($stop->{halt_signal});
 }
 
 sub refuse {
@@ -174,30 +184,45 @@ sub take_records {
 
 # --- Running a script.
 
-# In the forked child: lead a new group in the shell's session (so /dev/tty still works), keep
-# only the run's three pipes, take the shell's directory, umask and environment, exec `sh`.
+# In the forked child: lead a new group in the shell's session (so /dev/tty opens), adopt
+# what the script's descendants orphan, keep only the run's three pipes, take the shell's
+# directory, umask and environment, exec `sh`. `report` tells the helper, before the exec closes
+# it, whether `sh` adopts orphans ("A") and, if the script cannot start, why ("F" and a reason).
 sub become_script {
-  my ($request, $script, $stdin, $stdout, $stderr) = @_;
-  setpgrp(0, 0) or POSIX::_exit(126);
+  my ($request, $script, $stdin, $stdout, $stderr, $report) = @_;
+  my $fail = sub {
+    syswrite $report, "F$_[0]";
+    POSIX::_exit(127);
+  };
+  setpgrp(0, 0) or $fail->('start');
+  syswrite $report, 'A'
+    if defined $PRCTL && syscall($PRCTL, $PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
   $SIG{$_} = 'DEFAULT' for @SCRIPT_DEFAULT_SIGNALS;
   POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new());
   POSIX::dup2(fileno $stdin, 0);
   POSIX::dup2(fileno $stdout, 1);
   POSIX::dup2(fileno $stderr, 2);
   if (opendir my $fds, '/dev/fd') {
-    my @open = grep { /\A[0-9]+\z/ && $_ > 2 } readdir $fds;
+    my @open = grep { /\A[0-9]+\z/ && $_ > 2 && $_ != fileno $report } readdir $fds;
     closedir $fds;
     POSIX::close($_) for @open;
   }
-  if (!chdir $request->{cwd}) {
-    syswrite STDERR, "tmux-mcp: the shell's directory could not be entered\n";
-    POSIX::_exit(126);
-  }
+  chdir $request->{cwd} or $fail->('directory');
   umask $request->{umask} if defined $request->{umask};
   %ENV = %{ $request->{environment} };
   { no warnings 'exec'; exec { '/bin/sh' } '/bin/sh', '-c', $script; }
-  syswrite STDERR, "tmux-mcp: /bin/sh could not be started\n";
-  POSIX::_exit(127);
+  $fail->($! == E2BIG || $! == ENOMEM || $! == EAGAIN ? 'resources' : 'start');
+}
+
+# What the child said on its report pipe until the exec closed it (or it exited).
+sub read_report {
+  my ($report) = @_;
+  my $said = '';
+  while (1) {
+    my $got = sysread $report, $said, 64, length $said;
+    next if !defined $got && $! == EINTR;
+    return $said unless $got;
+  }
 }
 
 sub start_run {
@@ -206,28 +231,40 @@ sub start_run {
   return refuse($run_id, 'unknown_run') unless $request;
   return refuse($run_id, 'nul') if index($script, "\0") >= 0;
   return refuse($run_id, 'digest') if sha256_hex($script) ne $request->{digest};
-  return refuse($run_id, 'spawn') if $leaving || !-d $request->{cwd};
-  # stdin is a pipe whose write end closes at once: the script reads EOF.
-  my ($in_r, $in_w, $out_r, $out_w, $err_r, $err_w);
+  return refuse($run_id, 'leaving') if $leaving;
+  # stdin is a pipe whose write end closes at once: the script reads EOF. A pipe or a fork the
+  # system refuses (a process or descriptor limit) means nothing ran.
+  my ($in_r, $in_w, $out_r, $out_w, $err_r, $err_w, $report_r, $report_w);
   pipe($in_r, $in_w) && pipe($out_r, $out_w) && pipe($err_r, $err_w)
-    or return refuse($run_id, 'spawn');
+    && pipe($report_r, $report_w)
+    && fcntl($report_w, F_SETFD, fcntl($report_w, F_GETFD, 0) | FD_CLOEXEC)
+    or return refuse($run_id, 'resources');
   my $pid = fork;
-  return refuse($run_id, 'spawn') unless defined $pid;
-  become_script($request, $script, $in_r, $out_w, $err_w) if $pid == 0;
+  return refuse($run_id, 'resources') unless defined $pid;
+  become_script($request, $script, $in_r, $out_w, $err_w, $report_w) if $pid == 0;
   # Both sides set the group, so it exists whichever of the two runs first.
   setpgrp($pid, $pid);
-  close $_ for $in_r, $in_w, $out_w, $err_w;
+  close $_ for $in_r, $in_w, $out_w, $err_w, $report_w;
+  my $said = read_report($report_r);
+  if ($said =~ /F([a-z]+)/) {
+    waitpid $pid, 0;
+    return refuse($run_id, $1);
+  }
+  my $adopts = index($said, 'A') >= 0;
   $runs{$run_id} = {
     id => $run_id,
     pid => $pid,
+    adopts => $adopts,
     streams => {
       stdout => { fh => $out_r, data => '', limit => $limits->{stdout_limit} },
       stderr => { fh => $err_r, data => '', limit => $limits->{stderr_limit} },
     },
     completion => undef,
     exited_at => undef,
+    stop_signal => undef,
   };
-  send_frame(qq({"type":"started","run_id":"$run_id","pid":$pid}));
+  send_frame(sprintf '{"type":"started","run_id":"%s","pid":%d,"adopts":%s}',
+    $run_id, $pid, $adopts ? 'true' : 'false');
 }
 
 sub open_streams {
@@ -243,11 +280,18 @@ sub close_streams {
   }
 }
 
-# Reaps the run's `sh` if it has exited: the native completion, exit or signal.
+# Reaps the run's `sh` if it has exited: the native completion, exit or signal. `stops` also
+# reads a stop of `sh` (SIGTTIN when it read the terminal from the pane's background), once.
 sub reap {
-  my ($run) = @_;
+  my ($run, $stops) = @_;
   return if $run->{completion};
-  return unless waitpid($run->{pid}, POSIX::WNOHANG()) == $run->{pid};
+  my $flags = POSIX::WNOHANG() | ($stops ? POSIX::WUNTRACED() : 0);
+  return unless waitpid($run->{pid}, $flags) == $run->{pid};
+  # perl's $? reads a stop as 0, an exit 0; the kernel's own status tells them apart.
+  if (POSIX::WIFSTOPPED(${^CHILD_ERROR_NATIVE})) {
+    $run->{stop_signal} = POSIX::WSTOPSIG(${^CHILD_ERROR_NATIVE});
+    return;
+  }
   my $status = $?;
   $run->{completion} = POSIX::WIFSIGNALED($status)
     ? { signal => POSIX::WTERMSIG($status) }
@@ -256,7 +300,9 @@ sub reap {
 }
 
 # --- Stopping a script's group, and saying what the stop confirmed (as lib/run/process_group.ts
-# does for the server): live members left, and live descendants that had left the group.
+# does for the server): live members left; the descendants that had left the group, which are
+# stopped too and counted; whether orphaned descendants could be seen at all; and what of the
+# group was stopped (state T) before, as the terminal stops a background script that reads it.
 
 # The process table from ps(1), the same on Linux and macOS; undef when it cannot be read.
 sub process_table {
@@ -271,8 +317,16 @@ sub process_table {
   }
   my @rows;
   while (my $line = <$table>) {
-    next unless $line =~ /\A\s*([0-9]+)\s+([0-9]+)\s+([0-9]+)\s+(\S+)/;
-    push @rows, { pid => $1, parent => $2, group => $3, live => $4 !~ /\A[ZX]/ };
+    # Copied out at once: a later match (of the state) would reset $1..$4 under the hash.
+    my ($pid, $parent, $group, $state) =
+      $line =~ /\A\s*([0-9]+)\s+([0-9]+)\s+([0-9]+)\s+(\S+)/ or next;
+    push @rows, {
+      pid => $pid,
+      parent => $parent,
+      group => $group,
+      live => $state !~ /\A[ZX]/,
+      stopped => $state =~ /\AT/,
+    };
   }
   close $table or return undef;
   return \@rows;
@@ -283,19 +337,27 @@ sub live_members {
   return scalar grep { $_->{group} == $group && $_->{live} } @$rows;
 }
 
-sub descendants_outside {
-  my ($rows, $leader) = @_;
+# Adds to %$escapees every live process outside the group below its leader or below an escapee
+# already known (following parent links).
+sub find_escapees {
+  my ($rows, $leader, $escapees) = @_;
   my %children;
   push @{ $children{ $_->{parent} } }, $_ for @$rows;
-  my (%outside, @todo);
-  @todo = ($leader);
+  my (%seen, @todo);
+  @todo = ($leader, keys %$escapees);
   while (defined(my $pid = shift @todo)) {
+    next if $seen{$pid}++;
     for my $child (@{ $children{$pid} || [] }) {
-      $outside{ $child->{pid} } = 1 if $child->{group} != $leader && $child->{live};
+      $escapees->{ $child->{pid} } = 1 if $child->{group} != $leader && $child->{live};
       push @todo, $child->{pid};
     }
   }
-  return \%outside;
+}
+
+sub live_escapees {
+  my ($rows, $escapees) = @_;
+  my %alive = map { $_->{live} ? ($_->{pid} => 1) : () } @$rows;
+  return scalar grep { $alive{$_} } keys %$escapees;
 }
 
 # Polls `done` every 25 ms for up to `limit` seconds.
@@ -312,28 +374,38 @@ sub poll_until {
 sub stop_group {
   my ($run) = @_;
   my $group = $run->{pid};
+  reap($run, 1);
   my $before = process_table();
-  my $escapees = $before ? descendants_outside($before, $group) : {};
-  my $empty = sub {
-    reap($run);
-    my $rows = process_table();
-    return $rows && live_members($rows, $group) == 0;
+  my %escapees;
+  my %stop = (halted => 0, orphans_traced => 0, halt_signal => $run->{stop_signal});
+  if ($before) {
+    find_escapees($before, $group, \%escapees);
+    $stop{halted} = grep { $_->{group} == $group && $_->{live} && $_->{stopped} } @$before;
+    # Orphans come to `sh` only while it lives; once it exited they went to init, unseen.
+    $stop{orphans_traced} = $run->{adopts} && grep { $_->{pid} == $group && $_->{live} } @$before;
+  }
+  my $signal = sub {
+    kill $_[0], -$group;
+    kill $_[0], keys %escapees if %escapees;
   };
-  if (kill 'TERM', -$group) {
-    kill 'CONT', -$group;
-    if (!poll_until($empty, $KILL_GRACE)) {
-      kill 'KILL', -$group;
-      poll_until($empty, $KILL_GRACE);
-    }
+  my $gone = sub {
+    reap($run);
+    my $rows = process_table() or return 0;
+    find_escapees($rows, $group, \%escapees);
+    return live_members($rows, $group) == 0 && live_escapees($rows, \%escapees) == 0;
+  };
+  $signal->('TERM');
+  $signal->('CONT');
+  if (!poll_until($gone, $KILL_GRACE)) {
+    $signal->('KILL');
+    poll_until($gone, $KILL_GRACE);
   }
   poll_until(sub { reap($run); $run->{completion} }, $KILL_GRACE);
   my $after = process_table();
-  return { remaining => undef, left_group => scalar keys %$escapees } unless $after;
-  my %alive = map { $_->{live} ? ($_->{pid} => 1) : () } @$after;
-  return {
-    remaining => live_members($after, $group),
-    left_group => scalar grep { $alive{$_} } keys %$escapees,
-  };
+  $stop{escapees} = scalar keys %escapees;
+  $stop{remaining} = $after ? live_members($after, $group) : undef;
+  $stop{escapees_left} = $after ? live_escapees($after, \%escapees) : undef;
+  return \%stop;
 }
 
 sub end_run {

@@ -70,7 +70,7 @@ export async function listProcesses(): Promise<ProcessRow[] | null> {
     const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
     if (!stat) return [];
     const live = !stat.startsWith("Z") && !stat.startsWith("X");
-    return [{ pid: +pid, parentPid: +ppid, processGroup: +pgid, live }];
+    return [{ pid: +pid, parentPid: +ppid, processGroup: +pgid, live, stopped: stat[0] === "T" }];
   });
 }
 

@@ -38,6 +38,7 @@ function listProcesses(): Promise<ProcessRow[] | null> {
         parentPid: Number(fields[1]),
         processGroup: Number(fields[2]),
         live: isLive(fields[0]),
+        stopped: fields[0] === "T",
       });
     }
   } catch {

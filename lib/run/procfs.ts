@@ -8,8 +8,17 @@ import { PORTABLE_FACTS } from "./process_facts_portable.ts";
 
 export type ProcessIdentity = { pid: number; parentPid: number; startTime: string };
 
-/** One row of the process table; `live` is false for a zombie not yet reaped. */
-export type ProcessRow = { pid: number; parentPid: number; processGroup: number; live: boolean };
+/**
+ * One row of the process table; `live` is false for a zombie not yet reaped, `stopped` is true
+ * for a process stopped by a signal (state T: SIGSTOP, or the terminal's SIGTTIN or SIGTTOU).
+ */
+export type ProcessRow = {
+  pid: number;
+  parentPid: number;
+  processGroup: number;
+  live: boolean;
+  stopped: boolean;
+};
 
 export type ProcessFacts = {
   name: "proc" | "portable";

@@ -5,11 +5,11 @@
 // script's group and says what the stop confirmed), R — retire (the slot is freed, always).
 // The events a run waits for arrive on its slot's queue, put there by the shell's session
 // (lib/run/shell_session.ts); the tool's gate checks (lib/tools/tmux_run.ts) come first.
-import type { Completion, HelperMessage, ServerMessage } from "./frames.ts";
+import type { Completion, HelperMessage, RefusalReason, ServerMessage } from "./frames.ts";
 import { authorize } from "./guard.ts";
 import { randomHex } from "../ids.ts";
 import { isSameProcess, type ProcessIdentity, readIdentity } from "./procfs.ts";
-import { describeStop, stopGroup, type StopReport } from "./process_group.ts";
+import { describeHalt, describeStop, stopGroup, type StopReport } from "./process_group.ts";
 import { failurePayload, type Receipt, RunFailure } from "./run_outcome.ts";
 import { type EncodedOutput, encodeOutput } from "./output_encoding.ts";
 import { RecentRuns } from "./recent_runs.ts";
@@ -364,6 +364,13 @@ type StopCause = {
   helperGone?: boolean;
 };
 
+/** The script's `sh` as the helper reported it started. */
+type Started = { pid: number; adopts: boolean };
+
+const TERMINAL_ADVICE = "a script runs in the pane's background and gets no terminal input: " +
+  "give it its input in the script (printf 'y\\n' | cmd, a here-document, or a file), or run " +
+  "an interactive program in a pane and answer it with send_keys";
+
 /**
  * Waits for the script's outcome while watching the shell and the tmux server. Every way a run
  * cannot finish (deadline, cancel, shutdown, the shell or tmux server gone, the helper gone)
@@ -373,7 +380,7 @@ async function execute(run: Run, receipt: Receipt): Promise<Completed> {
   const { slot, shell } = run;
   const watch = watchTarget(shell);
   const stopNow = AbortSignal.any([run.interrupt, watch.signal]);
-  let group: number | null = null;
+  let started: Started | null = null;
   try {
     while (true) {
       let event: RunEvent;
@@ -383,14 +390,14 @@ async function execute(run: Run, receipt: Receipt): Promise<Completed> {
         const cause: StopCause = watch.signal.aborted
           ? { code: "stale_target", what: watch.signal.reason }
           : interruptionCause(run.interruption(), run.server.config.runTimeoutSeconds);
-        return await stopAndReport(run, receipt, group, cause);
+        return await stopAndReport(run, receipt, started, cause);
       }
       if (event.kind === "gone") {
-        return await stopAndReport(run, receipt, group, departureCause(event.cause));
+        return await stopAndReport(run, receipt, started, departureCause(event.cause));
       }
       if (event.kind !== "helper") continue;
       if (event.message.type === "started") {
-        group = event.message.pid;
+        started = event.message;
         continue;
       }
       return outcome(run, receipt, event.message, event.body);
@@ -462,15 +469,73 @@ function outcome(
         message.completion,
       );
     }
+    case "refused":
+      throw refusal(message.reason, receipt);
     default:
       throw new RunFailure(
         "transport_error",
-        "the helper refused or garbled the script",
+        "the helper answered the script out of turn",
         "possibly_sent",
         receipt,
       );
   }
 }
+
+/**
+ * The helper ran nothing. When `sh` could not start the helper knows that first-hand (its child
+ * failed before exec, or no child was made), so the run is `not_sent` although it was
+ * authorized; a refusal of the script as sent stays the contract's transport_error.
+ */
+function refusal(reason: RefusalReason, receipt: Receipt): RunFailure {
+  switch (reason) {
+    case "directory":
+      return new RunFailure(
+        "unsupported",
+        "the shell's current directory could not be entered (it was removed, or its " +
+          "permissions changed), so nothing ran. The pane's shell has to cd to an existing " +
+          "directory first (a person, or send_keys), then call again",
+        "not_sent",
+        receipt,
+      );
+    case "resources":
+      return new RunFailure(
+        "capacity",
+        "the system refused the helper a new process, pipe or memory for the script (a limit " +
+          "such as ulimit -u or a cgroup's pids.max was reached), so nothing ran. Call again " +
+          "once processes have ended or the limit is raised",
+        "not_sent",
+        receipt,
+      );
+    case "start":
+      return new RunFailure(
+        "unsupported",
+        "/bin/sh could not be started for the script, so nothing ran",
+        "not_sent",
+        receipt,
+      );
+    case "leaving":
+      return new RunFailure(
+        "closed",
+        "the helper is shutting down, so nothing ran",
+        "not_sent",
+        receipt,
+      );
+    default:
+      return new RunFailure(
+        "transport_error",
+        `the helper refused the script as it arrived (${AS_SENT[reason]}), so nothing ran by ` +
+          "its account",
+        "possibly_sent",
+        receipt,
+      );
+  }
+}
+
+const AS_SENT: Record<"digest" | "nul" | "unknown_run", string> = {
+  digest: "its SHA-256 did not match the request's",
+  nul: "it held a NUL byte",
+  unknown_run: "no request of that run was waiting",
+};
 
 /**
  * Stops the script's group: the helper is asked first (it is `sh`'s parent and reaps it); if
@@ -480,11 +545,11 @@ function outcome(
 async function stopAndReport(
   run: Run,
   receipt: Receipt,
-  started: number | null,
+  startedBefore: Started | null,
   cause: StopCause,
 ): Promise<Completed> {
   const { shell, slot } = run;
-  let group = started;
+  let started = startedBefore;
   let confirmed: { stop: StopReport; completion: Completion | null } | null = null;
   if (!cause.helperGone) {
     await shell.sendFrame({ type: "cancel", run_id: slot.runId });
@@ -494,23 +559,28 @@ async function stopAndReport(
       if (!event || event.kind === "gone") break;
       if (event.kind !== "helper") continue;
       const message = event.message;
-      if (message.type === "started") group = message.pid;
+      if (message.type === "started") started = message;
       else if (message.type === "cancelled") confirmed = message;
       else return outcome(run, receipt, message, event.body);
     }
   }
-  let stopped: string;
-  if (confirmed) stopped = `the script was ${describeStop(confirmed.stop)}`;
+  let report: StopReport | null = null;
+  if (confirmed) report = confirmed.stop;
   else {
     // The helper is gone or did not answer: its link is in doubt, and the group is ours to stop.
     shell.discard("helper");
-    stopped = group === null
-      ? "the helper never reported the script as started"
-      : `the script was ${describeStop(await stopGroup(group))}`;
+    if (started) report = await stopGroup(started.pid, started.adopts);
   }
+  const stopped = confirmed || started
+    ? `the script was ${describeStop(report)}`
+    : "the helper never reported the script as started";
+  // A script the terminal had stopped was not slow: it waited for input it can never get.
+  const halt = describeHalt(report);
+  const what = halt ? `${cause.what}, ${halt}` : cause.what;
+  const advice = halt ? TERMINAL_ADVICE : cause.advice;
   const failure = new RunFailure(
     cause.code,
-    [cause.what, stopped, cause.advice].filter(Boolean).join("; "),
+    [what, stopped, advice].filter(Boolean).join("; "),
     "possibly_sent",
     receipt,
     confirmed?.completion ?? null,

@@ -110,6 +110,21 @@ const TABLE: Row[] = [
     receipt: true,
     effects: "known",
   })),
+  // Not rows of the contract's table: its rule "after the commit point, the failure's own
+  // knowledge" (§4). The helper knows nothing ran when sh could not start.
+  ...([
+    ["the helper cannot enter the shell's directory", "unsupported"],
+    ["the system refuses the helper a fork, pipe or memory", "capacity"],
+    ["/bin/sh cannot be started", "unsupported"],
+    ["the helper is leaving", "closed"],
+  ] as const).map(([condition, code]): Row => ({
+    stage: "execute",
+    condition,
+    code,
+    delivery: "not_sent",
+    receipt: true,
+    effects: "known",
+  })),
   {
     stage: "execute",
     condition: "cancelled, and the helper confirmed how sh ended",
@@ -174,7 +189,7 @@ Deno.test("gate refusals outside tmux_run's handler are valid results without ef
 });
 
 Deno.test("a receipt makes effects known whatever the delivery", () => {
-  for (const delivery of ["possibly_sent", "observed"] as const) {
+  for (const delivery of ["not_sent", "possibly_sent", "observed"] as const) {
     const payload = failurePayload(new RunFailure("closed", "m", delivery, RECEIPT));
     assert.ok(!payload.ok);
     assert.equal((payload.error.effects as { state: string }).state, "known");
