@@ -1,8 +1,9 @@
 // tmux older than 3.3 (bullseye's 3.1c, built by .ci/tmux-versions.sh): the general tools still
-// work, and tmux_run says cleanly that it cannot: tmux_capabilities reports it unsupported with
-// the version found, a call is refused as not enrolled, and sourcing an invitation prints one
-// line naming the version needed and leaves the shell as it was. Runs when TMUX_MCP_OLD_TMUX
-// names such a tmux (.ci/run sets it); otherwise it is reported ignored.
+// work, and tmux_run says cleanly that it cannot: the startup line offers no enroll line,
+// tmux_capabilities reports it unsupported with the version found, a call is refused as not
+// enrolled, and sourcing an invitation prints one line naming the version needed and leaves the
+// shell as it was. Runs when TMUX_MCP_OLD_TMUX names such a tmux (.ci/run sets it); otherwise
+// it is reported ignored.
 import assert from "node:assert/strict";
 import { openLab, waitFor } from "../lib/cli/private_lab.ts";
 import { withStdioServer } from "./stdio_server.ts";
@@ -28,8 +29,11 @@ Deno.test({
           "--enroll-pane",
           `${lab.pane}=${setupFile}`,
         ],
-      }, async ({ call }) => {
+      }, async ({ call, stderr }) => {
         const capabilities = await call("tmux_capabilities");
+        // The startup line offers no enroll line: tmux_run cannot work on this tmux.
+        assert.match(stderr(), /^tmux-mcp: bound to .*; tools: .*tmux_run/);
+        assert.doesNotMatch(stderr(), /lend a pane|enroll/);
         assert.match(capabilities.data.tmux.version, /^tmux 3\.[0-2]/);
         assert.equal(capabilities.data.authored_run.availability, "unsupported");
         const panes = await call("list_panes", {});
