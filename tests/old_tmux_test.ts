@@ -8,6 +8,9 @@ import assert from "node:assert/strict";
 import { openLab, waitFor } from "../lib/cli/private_lab.ts";
 import { withStdioServer } from "./stdio_server.ts";
 import { socketPath } from "../lib/tmux/tmux.ts";
+import { runDeno } from "./harness.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 const OLD_TMUX = Deno.env.get("TMUX_MCP_OLD_TMUX");
 
@@ -73,5 +76,20 @@ Deno.test({
       await lab.close();
     }
     await assert.rejects(Deno.lstat(socketPath(lab.tmux.socket)), "the tmux socket is left behind");
+  },
+});
+
+Deno.test({
+  name: "demo and smoke check the tmux that LIBTMUX_TMUX_BIN or --tmux names: 3.1c, one line",
+  ignore: !OLD_TMUX,
+  fn: async () => {
+    const needed = "tmux 3.3 or newer is required (found tmux 3.1c)";
+    const smoke = await runDeno(["run", "-A", MAIN, "smoke"], { LIBTMUX_TMUX_BIN: OLD_TMUX! });
+    assert.equal(smoke.code, 1, smoke.stderr);
+    assert.deepEqual(JSON.parse(smoke.stdout), { ok: false, error: needed });
+    assert.equal(smoke.stderr, "");
+    const demo = await runDeno(["run", "-A", MAIN, "demo", "--tmux", OLD_TMUX!]);
+    assert.equal(demo.code, 1, demo.stderr);
+    assert.equal(demo.stderr, `tmux-mcp demo: ${needed}\n`);
   },
 });

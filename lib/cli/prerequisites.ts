@@ -7,6 +7,10 @@ import { HELPER_PERL } from "../run/helper_program.ts";
 
 export async function missingPrerequisite(tmuxBin = "tmux"): Promise<string | null> {
   const tmux = await tmuxVersion({ bin: tmuxBin, socket: { kind: "default" } });
+  if (!tmux && tmuxBin !== "tmux") {
+    return "the tmux that --tmux or LIBTMUX_TMUX_BIN names cannot be run (tmux 3.3 or newer " +
+      "is required)";
+  }
   if (!tmux) return "tmux is not installed (tmux 3.3 or newer is required)";
   if (!tmux.atLeast33) return `tmux 3.3 or newer is required (found ${tmux.text})`;
   let zsh: string;
