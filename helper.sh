@@ -8,12 +8,16 @@
   emulate -L zsh
   local channel_path=$1 token=$2 proof_path=$3
   shift 3
+  # The helper's interpreter: without it the helper never starts and the server would be waited on.
+  local perl=${argv[(r)*/perl]}
   if [[ ! -o interactive ]]; then
     print -u2 "tmux-mcp: not enrolled: this is not an interactive shell"; return 1
   elif [[ ! -o zle ]]; then
     print -u2 "tmux-mcp: not enrolled: the line editor (ZLE) is off"; return 1
   elif [[ $ZSH_VERSION != 5.9 && $ZSH_VERSION != 5.9.<-> ]]; then
     print -u2 "tmux-mcp: not enrolled: zsh 5.9 is required"; return 1
+  elif [[ -n $perl && ! ( -f $perl && -x $perl ) ]]; then
+    print -u2 "tmux-mcp: not enrolled: tmux_run's helper is a perl program and there is no executable $perl here; install perl"; return 1
   elif (( ${+_tmux_mcp_channel_fd} )); then
     print -u2 "tmux-mcp: nothing to do: this shell is already enrolled"; return 1
   fi

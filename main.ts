@@ -11,6 +11,7 @@ usage: tmux-mcp [options]            serve MCP on stdin/stdout
        eval "$(tmux-mcp leave)"      take this pane back
        tmux-mcp demo                 show tmux_run end to end in a private tmux server
        tmux-mcp smoke [--script S]   CI smoke check: one JSON line, exit 0 if S exited 0
+                                     (both honour --tmux and --run-timeout)
 
 options:
   --socket PATH | --socket-name NAME   the tmux server (default: $LIBTMUX_SOCKET, else tmux's default)
@@ -47,9 +48,11 @@ async function main(args: string[]): Promise<number> {
     console.log((await import("./lib/cli/in_pane.ts")).leaveLine());
     return 0;
   }
-  if (parsed.command === "demo") return await (await import("./lib/cli/demo.ts")).runDemo();
+  if (parsed.command === "demo") {
+    return await (await import("./lib/cli/demo.ts")).runDemo(parsed.config);
+  }
   if (parsed.command === "smoke") {
-    return await (await import("./lib/cli/smoke.ts")).runSmoke(parsed.script);
+    return await (await import("./lib/cli/smoke.ts")).runSmoke(parsed.config, parsed.script);
   }
   if (parsed.command !== "serve") {
     console.error("tmux-mcp: unknown command (see --help)");

@@ -38,6 +38,18 @@ Deno.test("usage errors exit 2 with one line that does not echo the value", asyn
   }
 });
 
+Deno.test("a bad TMUX_MCP_PROCESS_FACTS exits 2 with one line naming the variable", async () => {
+  const secret = "s3cr3t-value-xyz";
+  for (const args of [[], ["enroll"], ["smoke"]]) {
+    const result = await runMain(args, { TMUX_MCP_PROCESS_FACTS: secret });
+    assert.equal(result.code, 2, `${args}: ${result.stderr}`);
+    assert.equal(result.stdout, "");
+    assert.deepEqual(result.stderr.trimEnd().split("\n"), [
+      "tmux-mcp: TMUX_MCP_PROCESS_FACTS must be proc or portable, or unset",
+    ]);
+  }
+});
+
 Deno.test("a setup path that already exists fails startup with exit 1", () =>
   withLab(async (lab) => {
     const taken = `${lab.dir}/taken`;
@@ -91,7 +103,7 @@ Deno.test("enroll with a private directory it cannot use prints one line and exi
         XDG_RUNTIME_DIR: runtime,
       });
       assert.equal(result.code, 1, result.stderr);
-      assert.equal(result.stdout, "");
+      assert.equal(result.stdout, "false\n", "eval runs `false`: the eval line fails too");
       const lines = result.stderr.trimEnd().split("\n");
       assert.equal(lines.length, 1, result.stderr);
       assert.match(lines[0], /private directory .* cannot be created or is not private/);

@@ -44,7 +44,8 @@ Deno.test("the setup file is one line, mode 0600, and gone after enrollment", ()
       assert.equal((channel.mode ?? 0) & 0o777, 0o600, "the channel socket is 0600");
       const text = await Deno.readTextFile(s.setupFile);
       assert.equal(text.split("\n").length, 2);
-      assert.ok(text.startsWith("source "));
+      assert.ok(text.startsWith('[ -n "${ZSH_VERSION-}" ] || '), "bash and dash are told first");
+      assert.match(text, /; source '[^']*\/helper\.sh' /);
       await s.enroll();
       await assert.rejects(Deno.lstat(s.setupFile));
       const capabilities = await s.call("tmux_capabilities");
@@ -352,9 +353,10 @@ Deno.test("a refused 9th enrollment says why and its setup and proof files are g
       }
       const ninth = panes[8];
       await enrollments.invite(ninth, setupFor(ninth));
-      // The setup line's fourth word (after `source`, the script and the channel) is the token;
-      // the proof file the server made for this invitation comes after it.
-      const proofPath = (await Deno.readTextFile(setupFor(ninth))).split(" ")[4].replaceAll(
+      // The source command's fourth word (after `source`, the script and the channel) is the
+      // token; the proof file the server made for this invitation comes after it.
+      const line = await Deno.readTextFile(setupFor(ninth));
+      const proofPath = line.slice(line.indexOf("; source ") + 2).split(" ")[4].replaceAll(
         "'",
         "",
       );

@@ -1,12 +1,16 @@
 // tmux older than 3.3 (bullseye's 3.1c, built by .ci/tmux-versions.sh): the general tools still
-// work, and tmux_run says cleanly that it cannot: tmux_capabilities reports it unsupported with
-// the version found, a call is refused as not enrolled, and sourcing an invitation prints one
-// line naming the version needed and leaves the shell as it was. Runs when TMUX_MCP_OLD_TMUX
-// names such a tmux (.ci/run sets it); otherwise it is reported ignored.
+// work, and tmux_run says cleanly that it cannot: the startup line offers no enroll line,
+// tmux_capabilities reports it unsupported with the version found, a call is refused as not
+// enrolled, and sourcing an invitation prints one line naming the version needed and leaves the
+// shell as it was. Runs when TMUX_MCP_OLD_TMUX names such a tmux (.ci/run sets it); otherwise
+// it is reported ignored.
 import assert from "node:assert/strict";
 import { openLab, waitFor } from "../lib/cli/private_lab.ts";
 import { withStdioServer } from "./stdio_server.ts";
 import { socketPath } from "../lib/tmux/tmux.ts";
+import { runDeno } from "./harness.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 const OLD_TMUX = Deno.env.get("TMUX_MCP_OLD_TMUX");
 
@@ -28,8 +32,11 @@ Deno.test({
           "--enroll-pane",
           `${lab.pane}=${setupFile}`,
         ],
-      }, async ({ call }) => {
+      }, async ({ call, stderr }) => {
         const capabilities = await call("tmux_capabilities");
+        // The startup line offers no enroll line: tmux_run cannot work on this tmux.
+        assert.match(stderr(), /^tmux-mcp: bound to .*; tools: .*tmux_run/);
+        assert.doesNotMatch(stderr(), /lend a pane|enroll/);
         assert.match(capabilities.data.tmux.version, /^tmux 3\.[0-2]/);
         assert.equal(capabilities.data.authored_run.availability, "unsupported");
         const panes = await call("list_panes", {});
@@ -69,5 +76,20 @@ Deno.test({
       await lab.close();
     }
     await assert.rejects(Deno.lstat(socketPath(lab.tmux.socket)), "the tmux socket is left behind");
+  },
+});
+
+Deno.test({
+  name: "demo and smoke check the tmux that LIBTMUX_TMUX_BIN or --tmux names: 3.1c, one line",
+  ignore: !OLD_TMUX,
+  fn: async () => {
+    const needed = "tmux 3.3 or newer is required (found tmux 3.1c)";
+    const smoke = await runDeno(["run", "-A", MAIN, "smoke"], { LIBTMUX_TMUX_BIN: OLD_TMUX! });
+    assert.equal(smoke.code, 1, smoke.stderr);
+    assert.deepEqual(JSON.parse(smoke.stdout), { ok: false, error: needed });
+    assert.equal(smoke.stderr, "");
+    const demo = await runDeno(["run", "-A", MAIN, "demo", "--tmux", OLD_TMUX!]);
+    assert.equal(demo.code, 1, demo.stderr);
+    assert.equal(demo.stderr, `tmux-mcp demo: ${needed}\n`);
   },
 });

@@ -289,3 +289,127 @@ Deno.test(
       "setopt HIST_IGNORE_SPACE\nHISTSIZE=100",
     ),
 );
+
+/** The pane's screen now. */
+function screenOf(lab: Lab, pane: string): Promise<string> {
+  return lab.tmuxCmd("capture-pane", "-p", "-t", pane);
+}
+
+/** The pane's cursor column and row. */
+async function cursorOf(lab: Lab, pane: string): Promise<[number, number]> {
+  const at = await lab.tmuxCmd("display-message", "-p", "-t", pane, "#{cursor_x} #{cursor_y}");
+  const [x, y] = at.split(" ").map(Number);
+  return [x, y];
+}
+
+/** The row the cursor is on. */
+async function cursorRow(lab: Lab, pane: string): Promise<string> {
+  const [, row] = await cursorOf(lab, pane);
+  return (await screenOf(lab, pane)).split("\n")[row] ?? "";
+}
+
+/** The time a row shows last (H:MM:SS), or null. */
+function clockOf(row: string): string | null {
+  return /(\d{1,2}:\d\d:\d\d)\S*\s*$/.exec(row)?.[1] ?? null;
+}
+
+/** Waits until the cursor's row ends with a clock: the prompt is drawn. */
+async function waitForClockedPrompt(lab: Lab, pane: string): Promise<void> {
+  await waitFor("a prompt with its clock", async () => clockOf(await cursorRow(lab, pane)));
+}
+
+/**
+ * Five commands in a row on an empty line are never refused; then a line a person left is, with
+ * the cursor after the text and moved back to its start, and commands run again once it is
+ * cleared.
+ */
+async function emptyAndTypedLines(lab: Lab, s: GeneralSession, pane: string): Promise<void> {
+  for (let i = 1; i <= 5; i++) {
+    const result = await s.call("run_command", { pane_id: pane, command: `echo run-${i}` });
+    assert.equal(result.ok, true, `call ${i} of 5: ${JSON.stringify(result)}`);
+    assert.deepEqual([result.data.exit_status, result.data.output], [0, `run-${i}`]);
+  }
+  // A person types at a prompt they see: a theme may draw it a while after the command ended.
+  await waitForClockedPrompt(lab, pane);
+  const [promptEnd] = await cursorOf(lab, pane);
+  const promptRow = await cursorRow(lab, pane);
+  await lab.tmuxCmd("send-keys", "-t", pane, "-l", "echo half-typed");
+  // The clock ticks between the look that learned the prompt and the one that checks the line.
+  await waitFor("the half-typed text to show under a later time", async () => {
+    const row = await cursorRow(lab, pane);
+    return row.includes("half-typed") && clockOf(row) !== clockOf(promptRow) && row;
+  });
+  const refused = await s.call("run_command", { pane_id: pane, command: "echo mine" });
+  assert.equal(refused.error?.code, "line_not_empty", JSON.stringify(refused));
+  // At the line's start only the prompt is left of the cursor: the text is right of it.
+  await lab.tmuxCmd("send-keys", "-t", pane, "C-a");
+  await waitFor("the cursor at the line's start", async () => {
+    return (await cursorOf(lab, pane))[0] === promptEnd;
+  });
+  const refusedAtStart = await s.call("run_command", { pane_id: pane, command: "echo mine" });
+  assert.equal(refusedAtStart.error?.code, "line_not_empty", JSON.stringify(refusedAtStart));
+  assert.match(await screenOf(lab, pane), /echo half-typed/);
+  assert.doesNotMatch(await screenOf(lab, pane), /^mine$/m);
+  await lab.tmuxCmd("send-keys", "-t", pane, "C-e", "C-u");
+  await waitFor(
+    "the line to be cleared",
+    async () => !(await screenOf(lab, pane)).includes("half"),
+  );
+  const next = await s.call("run_command", { pane_id: pane, command: "echo mine" });
+  assert.equal(next.data?.output, "mine", JSON.stringify(next));
+}
+
+/** A prompt redrawn every second: zsh's TMOUT and TRAPALRM, the usual live clock. */
+const LIVE_CLOCK = "TMOUT=1\nTRAPALRM() { zle reset-prompt }";
+
+/** A second pane running zsh with `zshrc`, once its prompt with a clock is drawn. */
+async function zshPane(lab: Lab, name: string, zshrc: string): Promise<string> {
+  const zdotdir = `${lab.dir}/zdotdir-${name}`;
+  await Deno.mkdir(zdotdir);
+  await Deno.writeTextFile(`${zdotdir}/.zshrc`, zshrc);
+  const pane = await lab.tmuxCmd(
+    "split-window",
+    "-d",
+    "-P",
+    "-F",
+    "#{pane_id}",
+    "-c",
+    lab.dir,
+    "-t",
+    lab.pane,
+    "env",
+    "-i",
+    "PATH=/usr/bin:/bin",
+    `HOME=${lab.dir}/home`,
+    `ZDOTDIR=${zdotdir}`,
+    "TERM=xterm-256color",
+    "LANG=C.UTF-8",
+    "zsh",
+    "-i",
+  );
+  await waitForClockedPrompt(lab, pane);
+  return pane;
+}
+
+Deno.test(
+  "a right prompt and a left one, each with a live clock, never make an empty line look typed on",
+  zsh(async (lab, s) => {
+    const zshrc = `PROMPT='%* lab# '\nRPROMPT='[rp %*]'\n${LIVE_CLOCK}\n`;
+    await emptyAndTypedLines(lab, s, await zshPane(lab, "rprompt", zshrc));
+  }),
+);
+
+Deno.test(
+  "powerlevel9k's prompt, segments left and right and a live clock, is known as a prompt",
+  zsh(async (lab, s) => {
+    const theme = "/usr/share/powerlevel9k/powerlevel9k.zsh-theme";
+    await Deno.stat(theme).catch(() => {
+      throw new Error(`${theme} is missing: apt-get install zsh-theme-powerlevel9k`);
+    });
+    await emptyAndTypedLines(
+      lab,
+      s,
+      await zshPane(lab, "powerlevel9k", `source ${theme}\n${LIVE_CLOCK}\n`),
+    );
+  }),
+);

@@ -56,6 +56,38 @@ Deno.test("smoke exits 0 with one JSON line, and non-zero when the script fails"
   assert.deepEqual(report.completion, { state: "exited", exit_status: 4, signal: null });
 });
 
+Deno.test("smoke keeps to --run-timeout, and a failure to set up is one line, no trace", async () => {
+  const late = await run([
+    "run",
+    "--allow-all",
+    MAIN,
+    "smoke",
+    "--run-timeout",
+    "1",
+    "--script",
+    "sleep 30",
+  ]);
+  assert.equal(late.code, 1, late.stderr);
+  const report = JSON.parse(late.stdout);
+  assert.equal(report.error.code, "deadline");
+  assert.match(report.error.message, /run deadline \(1 s\)/);
+  // A temporary directory that does not exist: the private lab cannot be made.
+  const missing = `/nonexistent-${crypto.randomUUID()}`;
+  const smoke = await run(["run", "--allow-all", MAIN, "smoke"], { TMPDIR: missing });
+  assert.equal(smoke.code, 1, smoke.stderr);
+  assert.deepEqual(JSON.parse(smoke.stdout), {
+    ok: false,
+    error: "NotFound while preparing the private tmux server or the MCP server",
+  });
+  assert.equal(smoke.stderr, "");
+  const demo = await run(["run", "--allow-all", MAIN, "demo"], { TMPDIR: missing });
+  assert.equal(demo.code, 1);
+  assert.equal(
+    demo.stderr,
+    "tmux-mcp demo: NotFound while preparing the private tmux server or the MCP server\n",
+  );
+});
+
 Deno.test("the bundle is one file that enrolls and runs with deno run", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-bundle-" });
   try {

@@ -1,6 +1,6 @@
 // Lending the pane you are in without restarting the server: `eval "$(tmux-mcp enroll)"`
 // finds the running server that has tmux_run enabled and is bound to this pane's tmux server,
-// asks it for an invitation for $TMUX_PANE, and prints the `source` line. All three opt-in
+// asks it for an invitation for $TMUX_PANE, and prints the line that sources it. All three opt-in
 // layers stay: only such a server publishes itself, and the invitation enrolls nothing until
 // this pane's own root shell sources it.
 import { SERVER_RECORD, type ServerRecord } from "../run/server_record.ts";
@@ -8,6 +8,7 @@ import { processExists } from "../run/procfs.ts";
 import { privateBaseDirectory } from "../run/rendezvous.ts";
 import { realPath } from "../tmux/caller.ts";
 import { shellQuote } from "../shell_quote.ts";
+import { helperPerlMissing } from "./prerequisites.ts";
 
 const REFUSALS: Record<string, string> = {
   "tmux-too-old": "tmux 3.3 or newer is required",
@@ -61,11 +62,27 @@ async function askForInvitation(channel: string, paneId: string): Promise<string
   }
 }
 
+/**
+ * `tmux-mcp enroll`: on stdout the line `eval` runs, on stderr one line when it refuses. A
+ * refusal prints `false` for `eval` to run, so the `eval "$(tmux-mcp enroll)"` line fails too.
+ */
 export async function runEnroll(serverPid?: string): Promise<number> {
+  const status = await enroll(serverPid);
+  if (status !== 0) console.log("false");
+  return status;
+}
+
+async function enroll(serverPid?: string): Promise<number> {
   const tmux = Deno.env.get("TMUX");
   const paneId = Deno.env.get("TMUX_PANE");
   if (!tmux || !paneId) {
     console.error("tmux-mcp: run this inside the tmux pane you want to lend");
+    return 1;
+  }
+  // This pane's shell starts the helper, so this is the view of the machine that counts.
+  const noPerl = await helperPerlMissing();
+  if (noPerl) {
+    console.error(`tmux-mcp: not enrolled: ${noPerl}`);
     return 1;
   }
   let servers;
@@ -96,7 +113,8 @@ export async function runEnroll(serverPid?: string): Promise<number> {
   }
   const reply = await askForInvitation(servers[0].channel, paneId).catch(() => "");
   if (reply.startsWith("OK /")) {
-    console.log(`source '${reply.slice(3)}'`);
+    // `.`, not `source`: dash has only `.`, and the file itself tells a shell that is not zsh.
+    console.log(`. '${reply.slice(3)}'`);
     return 0;
   }
   if (reply === "NO already-enrolled") {
@@ -134,9 +152,15 @@ export function enrollCommandLine(
   return `eval "$(${[...program, "enroll", "--server", String(pid)].map(shellWord).join(" ")})"`;
 }
 
-/** The line that undoes an enrollment, for `eval "$(tmux-mcp leave)"` in the enrolled pane. */
+/**
+ * The line that undoes an enrollment, for `eval "$(tmux-mcp leave)"` in the enrolled pane. Its
+ * first test parses in bash and dash as well, which are told in one line, with status 1, that
+ * only zsh is ever enrolled.
+ */
 export function leaveLine(): string {
-  return `if (( $+functions[_tmux_mcp_retire] )); then _tmux_mcp_retire; ` +
+  return `if [ -z "\${ZSH_VERSION-}" ]; then echo "tmux-mcp: this shell is not zsh, and only ` +
+    `zsh is ever enrolled: nothing to leave" >&2; false; ` +
+    `elif (( $+functions[_tmux_mcp_retire] )); then _tmux_mcp_retire; ` +
     `print "tmux-mcp: this pane is no longer enrolled"; ` +
     `else print -u2 "tmux-mcp: this pane is not enrolled"; fi`;
 }

@@ -1,8 +1,8 @@
 // A private tmux server with one clean zsh pane, for the demo, the CI smoke check, the tests and
 // the benchmark. It never touches the person's own tmux: a unique -L socket, -f /dev/null, a
-// ZDOTDIR in a temp dir and a minimal environment. Its tmux comes from configuration
-// (LIBTMUX_TMUX_BIN, else PATH), so the same tests run against any tmux; close() kills that server and removes the
-// socket file tmux leaves behind and the temp dir.
+// ZDOTDIR in a temp dir and a minimal environment. Its tmux comes from configuration (--tmux,
+// LIBTMUX_TMUX_BIN, else PATH), so the same tests run against any tmux; close() kills that
+// server and removes the socket file tmux leaves behind and the temp dir.
 import { randomHex } from "../ids.ts";
 import { pollUntil } from "../delay.ts";
 import { runTmux, socketPath, type TmuxClient } from "../tmux/tmux.ts";
@@ -11,12 +11,16 @@ export const LAB_PROMPT = "lab# ";
 const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
 
 /**
- * The tmux the lab runs: LIBTMUX_TMUX_BIN, else the first `tmux` on PATH, as an absolute path so
- * that every client and the pane's shell (whose PATH leads with its directory) use the same one.
+ * The tmux the lab runs: the configured one (`--tmux`, else LIBTMUX_TMUX_BIN), else the first
+ * `tmux` on PATH, as an absolute path so that every client and the pane's shell (whose PATH leads
+ * with its directory) use the same one.
  */
-export async function labTmuxBinary(): Promise<string> {
-  const configured = Deno.env.get("LIBTMUX_TMUX_BIN");
-  if (configured) return configured.includes("/") ? await Deno.realPath(configured) : configured;
+export async function labTmuxBinary(
+  configured = Deno.env.get("LIBTMUX_TMUX_BIN"),
+): Promise<string> {
+  if (configured && configured !== "tmux") {
+    return configured.includes("/") ? await Deno.realPath(configured) : configured;
+  }
   for (const dir of (Deno.env.get("PATH") ?? SYSTEM_PATH).split(":")) {
     const candidate = `${dir || "."}/tmux`;
     const info = await Deno.stat(candidate).catch(() => null);

@@ -25,7 +25,14 @@ export function selfCommand(mainModule = Deno.mainModule): string[] {
   return [Deno.execPath(), "run", "--allow-all", "--no-config", mainModule];
 }
 
-export async function startSelfServer(args: string[]): Promise<SelfClient> {
+/**
+ * Starts this program as a server with `args`. `callTimeoutSeconds` bounds each call (the SDK's
+ * default is 60 s, shorter than a long --run-timeout).
+ */
+export async function startSelfServer(
+  args: string[],
+  callTimeoutSeconds = 60,
+): Promise<SelfClient> {
   const [command, ...prefix] = selfCommand();
   const transport = new StdioClientTransport({
     command,
@@ -38,7 +45,9 @@ export async function startSelfServer(args: string[]): Promise<SelfClient> {
   return {
     pid: transport.pid,
     call: async (name, args = {}) => {
-      const { content } = await client.callTool({ name, arguments: args });
+      const { content } = await client.callTool({ name, arguments: args }, {
+        timeout: callTimeoutSeconds * 1000,
+      });
       const first = content[0];
       const answer: unknown = first?.type === "text" ? JSON.parse(first.text) : null;
       if (!isToolAnswer(answer)) {

@@ -1,7 +1,7 @@
 // A CI smoke check that needs nothing but tmux, zsh and this program: lend a fresh zsh pane to
 // a real server, run one script through MCP, and print one JSON line. The exit code is the
 // script's verdict: 0 only when it exited 0.
-import { withLentPane } from "./lent_pane.ts";
+import { failureLine, type LentPaneConfig, withLentPane } from "./lent_pane.ts";
 import { missingPrerequisite } from "./prerequisites.ts";
 
 export const DEFAULT_SMOKE_SCRIPT = `set -e
@@ -9,14 +9,26 @@ test -d "$PWD"
 command -v tmux >/dev/null
 printf 'shell environment ok: %s\\n' "$(uname -s)"`;
 
-export async function runSmoke(script = DEFAULT_SMOKE_SCRIPT): Promise<number> {
-  const missing = await missingPrerequisite();
+export async function runSmoke(
+  config: LentPaneConfig,
+  script = DEFAULT_SMOKE_SCRIPT,
+): Promise<number> {
+  const missing = await missingPrerequisite(config.tmuxBin);
   if (missing) {
     console.log(JSON.stringify({ ok: false, error: missing }));
     return 1;
   }
+  try {
+    return await smoke(config, script);
+  } catch (error) {
+    console.log(JSON.stringify({ ok: false, error: failureLine(error) }));
+    return 1;
+  }
+}
+
+function smoke(config: LentPaneConfig, script: string): Promise<number> {
   const started = performance.now();
-  return await withLentPane(async ({ lab, mcp, generation }) => {
+  return withLentPane(config, async ({ lab, mcp, generation }) => {
     const enrolled = performance.now();
     const answer = await mcp.call("tmux_run", {
       target: { kind: "pane", id: lab.pane, generation },

@@ -87,6 +87,12 @@ Deno.test("the tmux binary comes from --tmux, then LIBTMUX_TMUX_BIN, then PATH",
   assert.equal(configOf([], { LIBTMUX_TMUX_BIN: "/e" }).tmuxBin, "/e");
 });
 
+Deno.test("TMUX_MCP_PROCESS_FACTS is proc, portable or unset; anything else is named", () => {
+  for (const value of ["proc", "portable", ""]) configOf([], { TMUX_MCP_PROCESS_FACTS: value });
+  assertUsage([], { TMUX_MCP_PROCESS_FACTS: SECRET }, "TMUX_MCP_PROCESS_FACTS");
+  assertUsage(["enroll"], { TMUX_MCP_PROCESS_FACTS: "Proc" }, "TMUX_MCP_PROCESS_FACTS");
+});
+
 Deno.test("tool lists are comma-separated, trimmed, empty words dropped", () => {
   const config = configOf(["--enable-tool", "tmux_run", "--enable-tool", "kill_pane"], {
     LIBTMUX_TOOLSETS: " inspect , teardown ,,",

@@ -20,6 +20,7 @@ import { type Caller, callerFromEnvironment } from "../tmux/caller.ts";
 import { Enrollments } from "../run/enrollment.ts";
 import { removeAbandonedDirectories } from "../run/server_record.ts";
 import { enrollCommandLine } from "../cli/in_pane.ts";
+import { helperPerlMissing } from "../cli/prerequisites.ts";
 import { randomHex } from "../ids.ts";
 import { makeServerDirectory, privateBaseDirectory } from "../run/rendezvous.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
@@ -268,8 +269,8 @@ function toolExtra(ctx: McpRequestContext): ToolExtra {
 export async function serveStdio(config: Config): Promise<void> {
   const server = await startServer(config);
   const { context } = server;
-  // One line: the binding, the tools, and (with tmux_run) the exact enroll line to copy.
-  const enroll = context.enrollments
+  // One line: the binding, the tools, and (with tmux_run on tmux 3.3+) the enroll line to copy.
+  const enroll = context.enrollments && context.tmuxVersion?.atLeast33
     ? `; to lend a pane to this server, type in it: ${enrollCommandLine()}`
     : "";
   console.error(
@@ -277,6 +278,8 @@ export async function serveStdio(config: Config): Promise<void> {
       [...context.enabledTools].sort().join(", ") || "(none)"
     }${enroll}`,
   );
+  const noPerl = context.enrollments ? await helperPerlMissing() : null;
+  if (noPerl) console.error(`tmux-mcp: ${noPerl}`);
   // Shutdown stops every in-flight script's group and answers its call (lib/run/enrollment.ts
   // close), then removes the files and waits (a bounded time, for a client that stopped reading)
   // until those answers are written; the exit status is 0 on EOF and 128+n on signal n.

@@ -19,6 +19,14 @@ import { helperCommand } from "./helper_program.ts";
 
 export const MAX_ENROLLMENTS = 8;
 
+/**
+ * What the setup file's line does first, in words bash, dash and zsh all parse: a shell that is
+ * not zsh prints one line and the file returns 1, before helper.sh (zsh only) is read at all.
+ */
+const NOT_ZSH_REFUSAL = `[ -n "\${ZSH_VERSION-}" ] || { echo "tmux-mcp: not enrolled: this ` +
+  `shell is not zsh (tmux_run needs zsh 5.9: start zsh in this pane and enroll there)" >&2; ` +
+  `return 1 2>/dev/null || exit 1; }`;
+
 export type EnrollmentOptions = {
   directory: string;
   tmux: TmuxClient;
@@ -58,7 +66,7 @@ export class Enrollments {
           proofPath,
           ...helperCommand(this.#helperProgramFile!.path),
         ];
-        return `source ${words.map(shellQuote).join(" ")}\n`;
+        return `${NOT_ZSH_REFUSAL}; source ${words.map(shellQuote).join(" ")}\n`;
       },
       onWithdraw: (token) => this.#helpers.drop(token),
     });

@@ -8,7 +8,8 @@
 // assigned. Calls on one pane are serialised; a timeout says the command may still be running,
 // because it may, and the next call refuses until that run is over, since a line typed while it
 // reads input would become its input. Text a person left at the prompt is refused too: the
-// server remembers the prompt the shell drew after its last run and compares the line with it.
+// server remembers the prompt the shell drew left of the cursor after its last run and compares
+// the line with it, leaving room for a right prompt and for a clock that ticks between looks.
 import { pasteIntoPane } from "../tmux/paste.ts";
 import {
   bounded,
@@ -123,15 +124,32 @@ function lineRecord(key: string, shot: Snapshot): LineRecord {
 }
 
 /**
+ * A prompt with every digit alike: a clock in a prompt ticks between two looks (a live one is
+ * redrawn every second), and a prompt that only changed its digits is still the known prompt.
+ */
+function promptShape(text: string): string {
+  return text.trimEnd().replace(/\d/g, "0");
+}
+
+/**
  * Whether the line is free to type on: no earlier run of ours still open (its end marker is
- * missing and the prompt has not come back) and nothing but the known prompt at the cursor.
- * With no prompt known yet (the first run in this shell), the line as it stands is taken as
- * the prompt.
+ * missing and the prompt has not come back) and nothing typed at the prompt. The known prompt
+ * is what was left of the cursor over an empty line; the rest of the row may hold a right
+ * prompt (zsh's RPROMPT, a theme's segments, a clock), which zsh draws only with at least one
+ * blank cell after the line's text. So the line is empty when the known prompt is left of the
+ * cursor and the cell at the cursor is blank, and it holds typed text when more than the prompt
+ * is left of the cursor or a character sits at the cursor (the text with the cursor moved back
+ * to its start). A row with nothing on it at all holds nothing typed either (a slow prompt not
+ * drawn yet). With no prompt known yet (the first run in this shell), or a row that does not
+ * begin with the known prompt (it changed: a new directory, a theme's state), the line as it
+ * stands is taken as the prompt.
  */
 function lineRefusal(record: LineRecord, shot: Snapshot, paneId: string): ToolPayload | null {
   const row = cursorLine(shot);
-  const prompt = record.prompt?.trimEnd() ?? null;
-  const atPrompt = prompt !== null && row.whole.trimEnd() === prompt;
+  const prompt = record.prompt === null ? null : promptShape(record.prompt);
+  const left = promptShape(row.beforeCursor);
+  const atCursor = row.whole.charAt(row.beforeCursor.length);
+  const atPrompt = prompt !== null && left === prompt && atCursor.trim() === "";
   if (record.unfinished !== null) {
     const marker = endMarker(record.unfinished);
     if (!atPrompt && !shot.lines.some((line) => line.includes(marker))) return unfinished(paneId);
@@ -141,8 +159,9 @@ function lineRefusal(record: LineRecord, shot: Snapshot, paneId: string): ToolPa
     record.prompt = row.beforeCursor;
     return null;
   }
-  if (!atPrompt && prompt !== "" && row.whole.startsWith(prompt)) return halfTyped(paneId);
-  if (!atPrompt) record.prompt = row.beforeCursor;
+  if (atPrompt || row.whole.trim() === "") return null;
+  if (prompt !== "" && left.startsWith(prompt)) return halfTyped(paneId);
+  record.prompt = row.beforeCursor;
   return null;
 }
 
@@ -348,8 +367,8 @@ async function runCommandWithin(
         : all.slice(first + 1, last < 0 ? undefined : last + 1);
       if (last >= 0) {
         // The shell draws its prompt right after the end marker: remember it. A look that came
-        // before the prompt was drawn sees an empty line there, so it waits once for the drawing
-        // (a prompt that is really empty is taken after that wait).
+        // before the prompt was drawn sees an empty line there, so it waits once for the drawing;
+        // a prompt still not drawn then (a theme that is slow to build it) leaves the known one.
         const belowMarker = shot.value.historySize + shot.value.cursorY > last;
         const prompt = cursorLine(shot.value).beforeCursor;
         if (belowMarker && prompt === "" && !waitedForPrompt) {
@@ -361,7 +380,7 @@ async function runCommandWithin(
         const printed = [...lines.slice(0, -1), all[last].replace(done, "")];
         if (printed.at(-1) === "") printed.pop();
         record.unfinished = null;
-        if (belowMarker) record.prompt = prompt;
+        if (belowMarker && prompt !== "") record.prompt = prompt;
         return finish(printed, status, false, first < 0);
       }
       if (outOfTime) return finish(lines, null, true, false);
