@@ -4,7 +4,7 @@
 // `lsof -p PID -a FILE`, which matches the file by device and inode, so a symlinked directory
 // (/tmp → /private/tmp) cannot hide it. The start time has one-second
 // resolution: a pid reused within the same second would pass for the same process.
-import type { ProcessFacts, ProcessIdentity, ProcessRow } from "./procfs.ts";
+import type { ProcessFacts, ProcessIdentity, ProcessRow } from "./process_facts.ts";
 
 // Both tools in their system places on macOS (/bin, /usr/sbin) and Debian (/usr/bin), with a
 // fixed locale and time zone so that the start time reads the same on every call.

@@ -4,7 +4,7 @@
 // The reads are synchronous: /proc answers from the kernel's memory and never waits, and Deno's
 // asynchronous file calls cost ~70 µs each in a hop to a worker thread against ~5 µs here
 // (500 reads of a small file), which a tmux_run paid four times on its way to the script.
-import type { ProcessFacts, ProcessIdentity, ProcessRow } from "./procfs.ts";
+import type { ProcessFacts, ProcessIdentity, ProcessRow } from "./process_facts.ts";
 
 /** The fields of /proc/PID/stat after the command name, from the state on; null when gone. */
 function statFields(pid: number | string): string[] | null {

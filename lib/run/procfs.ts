@@ -5,28 +5,9 @@
 // (lib/run/process_facts_portable.ts); TMUX_MCP_PROCESS_FACTS=portable or =proc forces one.
 import { PROC_FACTS } from "./process_facts_proc.ts";
 import { PORTABLE_FACTS } from "./process_facts_portable.ts";
+import type { ProcessFacts, ProcessIdentity, ProcessRow } from "./process_facts.ts";
 
-export type ProcessIdentity = { pid: number; parentPid: number; startTime: string };
-
-/**
- * One row of the process table; `live` is false for a zombie not yet reaped, `stopped` is true
- * for a process stopped by a signal (state T: SIGSTOP, or the terminal's SIGTTIN or SIGTTOU).
- */
-export type ProcessRow = {
-  pid: number;
-  parentPid: number;
-  processGroup: number;
-  live: boolean;
-  stopped: boolean;
-};
-
-export type ProcessFacts = {
-  name: "proc" | "portable";
-  readIdentity(pid: number): Promise<ProcessIdentity | null>;
-  holdsFileOpen(pid: number, path: string): Promise<boolean>;
-  /** Every process, or null when the table cannot be read. */
-  listProcesses(): Promise<ProcessRow[] | null>;
-};
+export type { ProcessFacts, ProcessIdentity, ProcessRow };
 
 /** TMUX_MCP_PROCESS_FACTS, where this process may read it (one run without --allow-env may not). */
 function forcedBackend(): string | undefined {
