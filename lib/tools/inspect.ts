@@ -479,7 +479,7 @@ export const searchPanesTool = defineTool({
     let truncated = false;
     const panes = rows(listed.value);
     for (const paneId of panes) {
-      const shot = await snapshot(client, paneId);
+      const shot = await snapshot(client, context.tempFiles, paneId);
       if (!shot.ok) continue;
       const origin = shot.value.historySize;
       shot.value.lines.forEach((text, index) => {

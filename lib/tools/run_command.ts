@@ -271,7 +271,9 @@ async function runCommand(
   // run's end marker may be anywhere in the history, so that case looks at all of it.
   const unfinishedBefore = lineRecords.get(key)?.unfinished ?? null;
   const window = unfinishedBefore === null ? RECENT_HISTORY_LINES : undefined;
-  const before = await snapshot(client, a.pane_id, extra.signal, window).catch(() => null);
+  const before = await snapshot(client, context.tempFiles, a.pane_id, extra.signal, window).catch(
+    () => null,
+  );
   if (before === null || extra.signal.aborted) return CANCELLED;
   if (!before.ok) return before.payload;
   if (before.value.dead) return PANE_DEAD;
@@ -290,6 +292,7 @@ async function runCommand(
   try {
     const sent = await pasteIntoPane(
       client,
+      context.tempFiles,
       a.pane_id,
       typedLine(a.command, id, a.suppress_history ?? true),
       { bracketed: true, enter: true },
@@ -307,13 +310,21 @@ async function runCommand(
         await spotting.spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), extra.signal);
       }
       const outOfTime = Date.now() >= deadline;
-      let shot = await snapshot(client, a.pane_id, extra.signal, RECENT_HISTORY_LINES)
+      let shot = await snapshot(
+        client,
+        context.tempFiles,
+        a.pane_id,
+        extra.signal,
+        RECENT_HISTORY_LINES,
+      )
         .catch(() => null);
       if (shot?.ok) {
         const seen = markers(shot.value.lines);
         // Finished with its start above the window, or out of time: read the whole history.
         if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
-          shot = await snapshot(client, a.pane_id, extra.signal).catch(() => null);
+          shot = await snapshot(client, context.tempFiles, a.pane_id, extra.signal).catch(() =>
+            null
+          );
         }
       }
       if (shot === null || extra.signal.aborted) return CANCELLED;
