@@ -97,6 +97,11 @@ Deno.test("session and window names and pane titles with tabs and newlines come 
       "Enter",
     );
     const pane = await splitPane(lab, "--", "sleep", "1000");
+    for (const format of ["#{session_name}", "#{window_name}", "#{pane_title}"]) {
+      // tmux 3.3a lets no raw tab or newline into these; were one let through, the rows below
+      // would still have to come back exactly.
+      assert.doesNotMatch(await field(lab, lab.pane, format), /[\t\n]/, format);
+    }
     await withGeneral(lab, {}, async ({ call }) => {
       const sessions = await call("list_sessions", {});
       assert.ok(sessions.ok, JSON.stringify(sessions));

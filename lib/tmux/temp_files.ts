@@ -119,6 +119,8 @@ export async function inMemory(path: string): Promise<boolean> {
 
 type Opened = { place: TempPlace; inMemory: boolean };
 
+const CLOSED = { role: "removed as the server closes", variable: "TMPDIR" } as const;
+
 /**
  * The server's private directory, made on first need (the server asks at startup, and asks
  * again on a call while it could not be made), and the files lent from it.
@@ -140,6 +142,10 @@ export class TempFiles {
   }
 
   #open(): Promise<Opened> {
+    // Once closed, nothing makes the directory again: close would not see it to remove it.
+    if (this.#closed && !this.#opened) {
+      return Promise.reject(new TempDirectoryError(CLOSED, "missing"));
+    }
     this.#opened ??= (async () => {
       const place = await this.#make().catch((error) => {
         throw error instanceof TempDirectoryError ? error : new TempDirectoryError(
