@@ -4,7 +4,8 @@
 // refusal naming the directory by role and saying what to do, never an empty success, never
 // `cancelled`, never a JSON-RPC error. Mounting needs root; elsewhere these tests are skipped.
 import assert from "node:assert/strict";
-import { type Lab, waitFor, withLab } from "./harness.ts";
+import { clientEnvironment, type Lab, waitFor, withLab } from "./harness.ts";
+import { Client, StdioClientTransport } from "./test_deps.ts";
 import { type StdioSession, withStdioServer } from "./stdio_server.ts";
 
 async function canMount(): Promise<boolean> {
@@ -195,4 +196,62 @@ Deno.test({
         });
       })
     ),
+});
+
+/** Whether this process may give a child its own mount namespace (root, and unshare allowed). */
+async function canUnshareMounts(): Promise<boolean> {
+  return MOUNTABLE && await sh("unshare --mount --propagation private true");
+}
+
+Deno.test({
+  name: "with neither XDG_RUNTIME_DIR nor TMPDIR, the files are on the per-user tmpfs /run/user",
+  ignore: !await canUnshareMounts(),
+  fn: () =>
+    withLab(async (lab) => {
+      // The server in its own mount namespace, where systemd's per-user tmpfs exists (a tmpfs
+      // over /run/user with a private /run/user/UID), started as MCP clients start it.
+      const uid = Deno.uid();
+      const main = new URL("../main.ts", import.meta.url).pathname;
+      const transport = new StdioClientTransport({
+        command: "unshare",
+        args: [
+          "--mount",
+          "--propagation",
+          "private",
+          "sh",
+          "-c",
+          `mount -t tmpfs -o mode=0755 tmpfs /run/user && mkdir -m 0700 /run/user/${uid} && ` +
+          `exec "$SERVER_DENO" run --allow-all --quiet "$SERVER_MAIN" --socket-name "$0"`,
+          lab.socketName,
+        ],
+        // Deno's Node layer rewrites an argument that names Deno itself: pass it by variable.
+        env: { ...clientEnvironment(), SERVER_DENO: Deno.execPath(), SERVER_MAIN: main },
+        stderr: "pipe",
+      });
+      let stderr = "";
+      transport.stderr?.on(
+        "data",
+        (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk),
+      );
+      const client = new Client({ name: "run-user-test", version: "1" });
+      await client.connect(transport).catch((error: Error) => {
+        throw new Error(`the server did not start: ${error.message}; it said: ${stderr}`);
+      });
+      try {
+        const result = await client.callTool({
+          name: "capture_since",
+          arguments: { pane_id: lab.pane },
+        });
+        assert.ok(!result.isError, JSON.stringify(result));
+        // The server's /run/user, seen through its own root in /proc.
+        const base = `/proc/${transport.pid}/root/run/user/${uid}/tmux-mcp`;
+        const servers = [...Deno.readDirSync(base)].map((entry) => entry.name);
+        assert.equal(servers.length, 1, "one directory for the server");
+        const record = JSON.parse(Deno.readTextFileSync(`${base}/${servers[0]}/server.json`));
+        assert.equal(record.pid, transport.pid);
+        assert.ok(Deno.statSync(`${base}/${servers[0]}/file-1`).isFile, "the capture's file");
+      } finally {
+        await client.close();
+      }
+    }),
 });

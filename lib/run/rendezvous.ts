@@ -8,9 +8,11 @@ import { randomHex } from "../ids.ts";
 import { problemOf, TempDirectoryError, type TempPlace } from "../tmux/temp_files.ts";
 
 /**
- * `$XDG_RUNTIME_DIR/tmux-mcp` (a tmpfs on most Linux desktops), else `$TMPDIR/tmux-mcp-<uid>`
- * (TMPDIR defaults to /tmp). One that cannot be made or is not private is refused, never
- * passed over for another: `tmux-mcp enroll`, in a person's shell, must find the same one.
+ * `$XDG_RUNTIME_DIR/tmux-mcp` (a tmpfs on most Linux desktops), else `$TMPDIR/tmux-mcp-<uid>`;
+ * with neither set (MCP clients often pass neither), `/run/user/<uid>/tmux-mcp` when systemd's
+ * per-user tmpfs is there and private (what XDG_RUNTIME_DIR names in a login session, so
+ * `tmux-mcp enroll` in a person's shell finds the same one), else `/tmp/tmux-mcp-<uid>`. One
+ * that cannot be made or is not private is refused, never passed over for another.
  */
 export async function privateBase(): Promise<TempPlace> {
   const runtime = Deno.env.get("XDG_RUNTIME_DIR");
@@ -22,11 +24,31 @@ export async function privateBase(): Promise<TempPlace> {
     });
   }
   const tmp = Deno.env.get("TMPDIR");
+  if (tmp) {
+    return await madePrivate({
+      path: `${tmp}/tmux-mcp-${Deno.uid()}`,
+      role: "under TMPDIR",
+      variable: "TMPDIR",
+    });
+  }
+  const login = `/run/user/${Deno.uid()}`;
+  if (await isPrivateDirectory(login)) {
+    return await madePrivate({
+      path: `${login}/tmux-mcp`,
+      role: "under /run/user/UID, as XDG_RUNTIME_DIR and TMPDIR are unset",
+      variable: "XDG_RUNTIME_DIR",
+    });
+  }
   return await madePrivate({
-    path: `${tmp || "/tmp"}/tmux-mcp-${Deno.uid()}`,
-    role: tmp ? "under TMPDIR" : "under /tmp, as TMPDIR is unset",
+    path: `/tmp/tmux-mcp-${Deno.uid()}`,
+    role: "under /tmp, as TMPDIR is unset",
     variable: "TMPDIR",
   });
+}
+
+async function isPrivateDirectory(path: string): Promise<boolean> {
+  const info = await Deno.lstat(path).catch(() => null);
+  return !!info?.isDirectory && info.uid === Deno.uid() && ((info.mode ?? 0) & 0o077) === 0;
 }
 
 /** The path of `privateBase()`. */
@@ -42,10 +64,7 @@ async function madePrivate(base: TempPlace): Promise<TempPlace> {
       throw new TempDirectoryError(base, problemOf(error));
     }
   }
-  const info = await Deno.lstat(base.path);
-  if (!info.isDirectory || info.uid !== Deno.uid() || ((info.mode ?? 0) & 0o077) !== 0) {
-    throw new TempDirectoryError(base, "not_private");
-  }
+  if (!await isPrivateDirectory(base.path)) throw new TempDirectoryError(base, "not_private");
   return base;
 }
 
