@@ -180,10 +180,12 @@ export async function paneInfo(
     };
   }
   const rows = fenced.parse(out.value);
+  // tmux resolved exactly this pane, never another one (nor none, with empty fields).
+  if (rows?.length === 1 && rows[0][0] !== paneId) {
+    return { ok: false as const, payload: notFound(paneId) };
+  }
   const pane = rows?.length === 1 ? parsePane(rows[0]) : null;
   if (pane === null) return { ok: false as const, payload: UNREADABLE_ROWS };
-  // tmux resolved exactly this pane, never another one.
-  if (pane.pane_id !== paneId) return { ok: false as const, payload: notFound(paneId) };
   return { ok: true as const, value: { ...pane, ...(await paneMarker(context, client))(paneId) } };
 }
 
