@@ -16,8 +16,14 @@ export class LineClientTransport implements Transport {
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
 
-  constructor(command: string, args: string[]) {
-    this.#child = new Deno.Command(command, { args, stdin: "piped", stdout: "piped" }).spawn();
+  /** With `env`, the child gets exactly that environment; without, this process's. */
+  constructor(command: string, args: string[], env?: Record<string, string>) {
+    this.#child = new Deno.Command(command, {
+      args,
+      stdin: "piped",
+      stdout: "piped",
+      ...(env ? { env, clearEnv: true } : {}),
+    }).spawn();
     this.#writer = this.#child.stdin.getWriter();
   }
 

@@ -22,6 +22,16 @@ import {
 } from "../lib/tmux/tmux_control.ts";
 import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
 import { snapshot } from "../lib/tmux/capture.ts";
+import { TempFiles } from "../lib/tmux/temp_files.ts";
+
+/** The capture's files in a new directory under /tmp, as a server with TMPDIR unset has them. */
+function tempFilesUnderTmp(): TempFiles {
+  return new TempFiles(async () => ({
+    path: await Deno.makeTempDir({ dir: "/tmp", prefix: "tmux-mcp-test-files-" }),
+    role: "under /tmp",
+    variable: "TMPDIR",
+  }));
+}
 import { labTmuxBinary } from "../lib/cli/private_lab.ts";
 
 /** The client flags of each control client attached to the lab's server. */
@@ -262,10 +272,11 @@ Deno.test("a capture through a control connection keeps lines that look like its
     await Deno.chmod(wrapper, 0o755);
     const tmux: TmuxClient = { bin: wrapper, socket: lab.tmux.socket };
     const clients = async () => (await Deno.readTextFile(spawns)).split("\n").length - 1;
+    const files = tempFilesUnderTmp();
     try {
       await controlRun(tmux, lab.pane, ["display-message", "-p", "open"]);
       const opened = await clients();
-      const shot = await snapshot(tmux, lab.pane);
+      const shot = await snapshot(tmux, files, lab.pane);
       assert.ok(shot.ok, JSON.stringify(shot));
       assert.equal(await clients(), opened, "the capture went through the open connection");
       const lines = shot.value.lines.map((line) => line.trimEnd());
@@ -277,6 +288,7 @@ Deno.test("a capture through a control connection keeps lines that look like its
       ]);
       assert.equal(await lab.tmuxCmd("list-buffers"), "", "no buffer is left behind");
     } finally {
+      await files.close();
       await closeControlConnections();
     }
   }));
@@ -301,6 +313,7 @@ Deno.test({
     const dir = await Deno.makeTempDir({ dir: "/dev/shm", prefix: "tmux-mcp-ns-" });
     const bin = await labTmuxBinary();
     const tmux: TmuxClient = { bin, socket: { kind: "path", path: `${dir}/socket` } };
+    const files = tempFilesUnderTmp();
     try {
       const started = await new Deno.Command("unshare", {
         args: [
@@ -320,11 +333,12 @@ Deno.test({
           (await runTmux(tmux, ["capture-pane", "-p", "-t", "%0"])).stdout.includes("marker"),
       );
       await controlRun(tmux, "%0", ["display-message", "-p", "open"]);
-      const shot = await snapshot(tmux, "%0");
+      const shot = await snapshot(tmux, files, "%0");
       assert.ok(shot.ok, JSON.stringify(shot));
       assert.ok(shot.value.lines.includes("marker-in-namespace"), JSON.stringify(shot.value));
       assert.equal((await runTmux(tmux, ["list-buffers"])).stdout, "", "no buffer is left");
     } finally {
+      await files.close();
       await closeControlConnections();
       await runTmux(tmux, ["kill-server"]).catch(() => {});
       await waitFor(

@@ -35,7 +35,10 @@ async function serversFor(socket: string): Promise<{ pid: number; channel: strin
       if (await socketIdentity(record.tmux_socket) !== wanted || !await processExists(record.pid)) {
         continue;
       }
-      found.push({ pid: record.pid, channel: `${base}/${entry.name}/channel` });
+      // Every server publishes a record; only one with tmux_run has a channel to ask.
+      const channel = `${base}/${entry.name}/channel`;
+      if (!(await Deno.lstat(channel)).isSocket) continue;
+      found.push({ pid: record.pid, channel });
     } catch {
       // A server starting up or shutting down: not one to ask.
     }

@@ -18,17 +18,17 @@ import {
 import { StdioLineTransport } from "./wire/stdio_transport.ts";
 import { type Caller, callerFromEnvironment } from "../tmux/caller.ts";
 import { Enrollments } from "../run/enrollment.ts";
-import { removeAbandonedDirectories } from "../run/server_record.ts";
+import { openServerDirectory } from "../run/server_record.ts";
 import { enrollCommandLine } from "../cli/in_pane.ts";
 import { helperPerlMissing } from "../cli/prerequisites.ts";
 import { randomHex } from "../ids.ts";
-import { makeServerDirectory, privateBaseDirectory } from "../run/rendezvous.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
 import { inputProblems, isValid } from "./schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "./server_context.ts";
 import type { RunHooks } from "../run/run_machine.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
 import { closeControlConnections } from "../tmux/tmux_control.ts";
+import { TempFiles } from "../tmux/temp_files.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "./tool_result.ts";
 import helperScript from "../../helper.sh" with { type: "text" };
 import { helperProgram } from "../run/helper_program.ts";
@@ -93,27 +93,29 @@ export async function startServer(
   // the enrollments own the runs in flight; the rest is fixed here for the server's life.
   const closing = new AbortController();
   let enrollments: Enrollments | null = null;
-  let directory: string | null = null;
   const tasks = new TaskStore();
+  // The server's private directory: made here, once; tools that need a file there and find
+  // it unmade try again and say which directory failed (lib/tmux/temp_files.ts).
+  const tempFiles = new TempFiles(() => openServerDirectory(socketPath(tmux.socket)));
   const close = async () => {
     closing.abort();
     await Promise.all([enrollments?.close(), tasks.close()]);
     await closeControlConnections();
-    if (directory) await Deno.remove(directory, { recursive: true }).catch(() => {});
+    await tempFiles.close();
   };
+  const directory = await tempFiles.place().catch(() => null);
   if (enabledTools.has("tmux_run")) {
     try {
-      const base = await privateBaseDirectory();
-      await removeAbandonedDirectories(base).catch(() => {});
-      directory = await makeServerDirectory(base);
+      if (!directory) {
+        throw new StartupError("the private enrollment directory could not be prepared");
+      }
       enrollments = new Enrollments({
-        directory,
+        directory: directory.path,
         tmux,
         tmuxSupported: !!version?.atLeast33,
         helperScript,
         helperProgram,
         lifetimeSeconds: config.enrollmentSeconds,
-        tmuxSocketPath: socketPath(tmux.socket),
       });
       await enrollments.open();
       for (const { paneId, file } of config.enrollPanes) {
@@ -143,6 +145,7 @@ export async function startServer(
     generation: randomHex(),
     enabledTools,
     enrollments,
+    tempFiles,
     closing: closing.signal,
     hooks: options.hooks ?? {},
     caller: options.caller ?? callerFromEnvironment(),

@@ -7,6 +7,7 @@ import type { RunHooks } from "../run/run_machine.ts";
 import type { JsonSchema } from "./schemas.ts";
 import type { Caller } from "../tmux/caller.ts";
 import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";
+import type { TempFiles } from "../tmux/temp_files.ts";
 import type { ToolPayload } from "./tool_result.ts";
 
 export type Toolset = "inspect" | "manage" | "execute" | "teardown";
@@ -23,6 +24,8 @@ export type ServerContext = {
   readonly generation: string;
   readonly enabledTools: ReadonlySet<string>;
   readonly enrollments: Enrollments | null;
+  /** The capture's and paste's files, in the server's private directory. */
+  readonly tempFiles: TempFiles;
   /** Aborts when the server begins to close: new calls are refused as `closed`. */
   readonly closing: AbortSignal;
   readonly hooks: Readonly<RunHooks>;

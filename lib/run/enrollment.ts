@@ -14,7 +14,6 @@ import { closeQuietly, openChannel } from "./channel.ts";
 import { Invitations } from "./invitations.ts";
 import { HelperArrivals, paneRootHolding } from "./consent.ts";
 import { deliverRunEvents, openShellSession } from "./shell_session.ts";
-import { publishServerRecord } from "./server_record.ts";
 import { helperCommand } from "./helper_program.ts";
 
 export const MAX_ENROLLMENTS = 8;
@@ -36,8 +35,6 @@ export type EnrollmentOptions = {
   /** The helper's perl program (lib/run/helper_program.ts). */
   helperProgram: string;
   lifetimeSeconds: number;
-  /** The tmux socket this server is bound to, published for `tmux-mcp enroll` to find it. */
-  tmuxSocketPath: string;
 };
 
 export class Enrollments {
@@ -90,7 +87,6 @@ export class Enrollments {
       paneRequest: (conn, lines) => this.#inviteFromPane(conn, lines),
       helper: (conn, frames) => this.#helpers.greet(conn, frames),
     });
-    await publishServerRecord(this.#options.directory, this.#options.tmuxSocketPath);
   }
 
   /** Writes the one-line setup file a person sources in pane `paneId`. */

@@ -1,34 +1,82 @@
 // Private files on a shared machine. Everything the server leaves for a shell (setup files,
-// the channel socket, the helper script) lives in a 0700 directory that only this user can
-// enter; a world-writable parent is used only after checking that our directory in it is a
-// real directory, owned by us, with no group or other bits. Setup files are created
-// exclusively and never seen half-written, and removed only while they are still our inode.
+// the channel socket, the helper script) and the capture's and paste's files live in one 0700
+// directory per server, made at startup, that only this user can enter; a world-writable
+// parent is used only after checking that our directory in it is a real directory, owned by us,
+// with no group or other bits. Setup files are created exclusively and never seen
+// half-written, and removed only while they are still our inode.
 import { randomHex } from "../ids.ts";
+import { problemOf, TempDirectoryError, type TempPlace } from "../tmux/temp_files.ts";
 
-export class UnsafeDirectory extends Error {}
-
-/** `$XDG_RUNTIME_DIR/tmux-mcp`, else `$TMPDIR/tmux-mcp-<uid>` (TMPDIR defaults to /tmp). */
-export async function privateBaseDirectory(): Promise<string> {
+/**
+ * `$XDG_RUNTIME_DIR/tmux-mcp` (a tmpfs on most Linux desktops), else `$TMPDIR/tmux-mcp-<uid>`;
+ * with neither set (MCP clients often pass neither), `/run/user/<uid>/tmux-mcp` when systemd's
+ * per-user tmpfs is there and private (what XDG_RUNTIME_DIR names in a login session, so
+ * `tmux-mcp enroll` in a person's shell finds the same one), else `/tmp/tmux-mcp-<uid>`. One
+ * that cannot be made or is not private is refused, never passed over for another.
+ */
+export async function privateBase(): Promise<TempPlace> {
   const runtime = Deno.env.get("XDG_RUNTIME_DIR");
-  const base = runtime
-    ? `${runtime}/tmux-mcp`
-    : `${Deno.env.get("TMPDIR") || "/tmp"}/tmux-mcp-${Deno.uid()}`;
+  if (runtime) {
+    return await madePrivate({
+      path: `${runtime}/tmux-mcp`,
+      role: "under XDG_RUNTIME_DIR",
+      variable: "XDG_RUNTIME_DIR",
+    });
+  }
+  const tmp = Deno.env.get("TMPDIR");
+  if (tmp) {
+    return await madePrivate({
+      path: `${tmp}/tmux-mcp-${Deno.uid()}`,
+      role: "under TMPDIR",
+      variable: "TMPDIR",
+    });
+  }
+  const login = `/run/user/${Deno.uid()}`;
+  if (await isPrivateDirectory(login)) {
+    return await madePrivate({
+      path: `${login}/tmux-mcp`,
+      role: "under /run/user/UID, as XDG_RUNTIME_DIR and TMPDIR are unset",
+      variable: "XDG_RUNTIME_DIR",
+    });
+  }
+  return await madePrivate({
+    path: `/tmp/tmux-mcp-${Deno.uid()}`,
+    role: "under /tmp, as TMPDIR is unset",
+    variable: "TMPDIR",
+  });
+}
+
+async function isPrivateDirectory(path: string): Promise<boolean> {
+  const info = await Deno.lstat(path).catch(() => null);
+  return !!info?.isDirectory && info.uid === Deno.uid() && ((info.mode ?? 0) & 0o077) === 0;
+}
+
+/** The path of `privateBase()`. */
+export async function privateBaseDirectory(): Promise<string> {
+  return (await privateBase()).path;
+}
+
+async function madePrivate(base: TempPlace): Promise<TempPlace> {
   try {
-    await Deno.mkdir(base, { mode: 0o700 });
+    await Deno.mkdir(base.path, { mode: 0o700 });
   } catch (error) {
-    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    if (!(error instanceof Deno.errors.AlreadyExists)) {
+      throw new TempDirectoryError(base, problemOf(error));
+    }
   }
-  const info = await Deno.lstat(base);
-  if (!info.isDirectory || info.uid !== Deno.uid() || ((info.mode ?? 0) & 0o077) !== 0) {
-    throw new UnsafeDirectory("the private directory is not private");
-  }
+  if (!await isPrivateDirectory(base.path)) throw new TempDirectoryError(base, "not_private");
   return base;
 }
 
-export async function makeServerDirectory(base: string): Promise<string> {
-  const dir = await Deno.makeTempDir({ dir: base, prefix: "server-" });
-  await Deno.chmod(dir, 0o700);
-  return dir;
+/** A new 0700 directory of this server's own inside `base`, the same role. */
+export async function makeServerDirectory(base: TempPlace): Promise<TempPlace> {
+  try {
+    const dir = await Deno.makeTempDir({ dir: base.path, prefix: "server-" });
+    await Deno.chmod(dir, 0o700);
+    return { ...base, path: dir };
+  } catch (error) {
+    throw new TempDirectoryError(base, problemOf(error));
+  }
 }
 
 /** A file we created; we keep it open so its inode cannot be reused by someone else's file. */

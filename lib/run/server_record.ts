@@ -1,8 +1,10 @@
 // A server's private directory outlives the server when it is killed (SIGKILL runs no cleanup),
-// so each server publishes who it is — pid, start time and the backend that read it, and its
+// so each server, whatever its tools, publishes who it is — pid, start time and the backend that read it, and its
 // tmux socket for `tmux-mcp enroll` to find — and the next server removes a directory only when
 // its owner is provably gone.
 import { PROCESS_FACTS_NAME, readIdentity } from "./procfs.ts";
+import { makeServerDirectory, privateBase } from "./rendezvous.ts";
+import { problemOf, TempDirectoryError, type TempPlace } from "../tmux/temp_files.ts";
 
 /** What a running server publishes in its private directory for in-pane enrollment. */
 export type ServerRecord = {
@@ -13,6 +15,23 @@ export type ServerRecord = {
   tmux_socket: string;
 };
 export const SERVER_RECORD = "server.json";
+
+/**
+ * This server's private directory, made once at startup: a new 0700 directory in the private
+ * base with the record published, after the directories of servers provably gone are removed.
+ */
+export async function openServerDirectory(tmuxSocketPath: string): Promise<TempPlace> {
+  const base = await privateBase();
+  await removeAbandonedDirectories(base.path).catch(() => {});
+  const directory = await makeServerDirectory(base);
+  try {
+    await publishServerRecord(directory.path, tmuxSocketPath);
+  } catch (error) {
+    await Deno.remove(directory.path, { recursive: true }).catch(() => {});
+    throw new TempDirectoryError(base, problemOf(error));
+  }
+  return directory;
+}
 
 /** Writes this process's record into `directory`, exclusively and private. */
 export async function publishServerRecord(

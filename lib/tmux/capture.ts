@@ -13,7 +13,8 @@ import {
 } from "./targets.ts";
 import { decodeUtf8 } from "../utf8.ts";
 import { randomHex } from "../ids.ts";
-import { withTempFile } from "../temp_file.ts";
+import { TempDirectoryError, type TempFiles, tempRefusal } from "./temp_files.ts";
+import { refusal } from "../mcp/tool_result.ts";
 
 export const DEFAULT_MAX_LINES = 1000;
 export const MAX_LINES = 10000;
@@ -46,15 +47,26 @@ export type Cursor = {
   anchor: string[];
 };
 
+/** tmux said it saved the capture, yet the file is empty though a byte can be written there. */
+const EMPTY_CAPTURE: TmuxOutcome<string> = {
+  ok: false,
+  payload: refusal(
+    "tmux_failed",
+    "tmux saved no text for the capture; look again, and if this persists check the tmux server",
+  ),
+};
+
 /**
  * One tmux command line, so the position and the text describe the same instant. The text goes
  * through a uniquely named buffer into a private file, not to stdout: a control-mode connection
  * (which the line uses when one is open, saving a client's start) prints command output
  * unescaped and as text, so a pane line such as `%end …` could pass for the end of the answer
- * and bytes that are not UTF-8 would be lost. The file holds exactly the bytes tmux captured.
+ * and bytes that are not UTF-8 would be lost. The file (lent by `files`, temp_files.ts) holds
+ * exactly the bytes tmux captured.
  */
 export async function snapshot(
   client: TmuxClient,
+  files: TempFiles,
   paneId: string,
   signal?: AbortSignal,
   /** Capture at most this many history lines above the screen; all of them when absent. */
@@ -88,25 +100,40 @@ export async function snapshot(
     "-b",
     buffer,
   ];
-  const [out, captured] = await withTempFile("tmux-mcp-capture-", async (file) => {
-    let out = await tmuxCall(client, line(file), signal);
-    let captured = out.ok ? Deno.readFileSync(file) : new Uint8Array();
-    // Through a control connection the tmux server writes FILE itself. One that sees another
-    // /tmp than we do (another mount namespace) fails, or writes its own file and leaves ours
-    // empty, though a capture always holds a line. A spawned client writes FILE in our view.
-    // A server that did not answer would not answer these either.
-    if (isNotAnswering(out)) return [out, captured] as const;
-    if (!out.ok ? out.payload.error.code !== "not_found" : captured.length === 0) {
-      await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
-      out = await tmuxCallSpawned(client, line(file), signal);
-      captured = out.ok ? Deno.readFileSync(file) : new Uint8Array();
+  let looked;
+  try {
+    looked = await files.lend(async (file) => {
+      let out = await tmuxCall(client, line(file), signal);
+      let captured = out.ok ? await files.read(file) : new Uint8Array();
+      // A server that did not answer would not answer the steps below either.
+      if (isNotAnswering(out)) return { out, captured };
+      // Through a control connection the tmux server writes FILE itself. One that sees another
+      // /tmp than we do (another mount namespace) fails, or writes its own file and leaves ours
+      // empty, though a capture always holds a line. A spawned client writes FILE in our view.
+      if (!out.ok ? out.payload.error.code !== "not_found" : captured.length === 0) {
+        await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
+        out = await tmuxCallSpawned(client, line(file), signal);
+        captured = out.ok ? await files.read(file) : new Uint8Array();
+      }
+      if (isNotAnswering(out)) return { out, captured };
+      // A line that failed after the capture leaves its buffer: take it away.
+      if (!out.ok) await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
+      // Still nothing, or a failure to write: a full or read-only directory says so itself.
+      const written = out.ok ? captured.length > 0 : out.payload.error.code !== "tmux_failed";
+      if (!written) {
+        const why = await files.whyUnwritable(file);
+        if (why) throw why;
+        if (out.ok) return { out: EMPTY_CAPTURE, captured };
+      }
+      return { out, captured };
+    });
+  } catch (error) {
+    if (error instanceof TempDirectoryError) {
+      return { ok: false, payload: tempRefusal(error, "capture") };
     }
-    // A line that failed after the capture leaves its buffer: take it away.
-    if (!out.ok && !isNotAnswering(out)) {
-      await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
-    }
-    return [out, captured] as const;
-  });
+    throw error;
+  }
+  const { out, captured } = looked;
   if (!out.ok) {
     return out.payload.error.code === "not_found" ? { ok: false, payload: notFound(paneId) } : out;
   }

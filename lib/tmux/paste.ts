@@ -1,36 +1,44 @@
-// How text reaches a pane without send-keys quoting: it is written to a private temp file,
-// loaded into a uniquely named tmux buffer and pasted (bracketed when asked) in one tmux
-// command, optionally followed by Enter in the same queue turn. The buffer is deleted by the
-// paste and the file right after, whatever happened.
+// How text reaches a pane without send-keys quoting: it is written to a file lent from the
+// server's private directory (temp_files.ts), loaded into a uniquely named tmux buffer and
+// pasted (bracketed when asked) in one tmux command, optionally followed by Enter in the same
+// queue turn. The buffer is deleted by the paste, and the file emptied when given back.
 import { randomHex } from "../ids.ts";
-import { withTempFile } from "../temp_file.ts";
+import { TempDirectoryError, type TempFiles, tempRefusal } from "./temp_files.ts";
 import { tmuxCall, type TmuxOutcome } from "./targets.ts";
 import type { TmuxClient } from "./tmux.ts";
 
 export async function pasteIntoPane(
   client: TmuxClient,
+  files: TempFiles,
   paneId: string,
   text: string,
   options: { bracketed: boolean; enter: boolean },
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<string>> {
   const buffer = `tmux-mcp-${randomHex(8)}`;
-  return await withTempFile("tmux-mcp-paste-", (file) => {
-    Deno.writeTextFileSync(file, text);
-    return tmuxCall(client, [
-      "load-buffer",
-      "-b",
-      buffer,
-      file,
-      ";",
-      "paste-buffer",
-      "-d",
-      ...(options.bracketed ? ["-p"] : []),
-      "-b",
-      buffer,
-      "-t",
-      paneId,
-      ...(options.enter ? [";", "send-keys", "-t", paneId, "Enter"] : []),
-    ], signal);
-  });
+  try {
+    return await files.lend(async (file) => {
+      await files.write(file, text);
+      return await tmuxCall(client, [
+        "load-buffer",
+        "-b",
+        buffer,
+        file,
+        ";",
+        "paste-buffer",
+        "-d",
+        ...(options.bracketed ? ["-p"] : []),
+        "-b",
+        buffer,
+        "-t",
+        paneId,
+        ...(options.enter ? [";", "send-keys", "-t", paneId, "Enter"] : []),
+      ], signal);
+    });
+  } catch (error) {
+    if (error instanceof TempDirectoryError) {
+      return { ok: false, payload: tempRefusal(error, "paste") };
+    }
+    throw error;
+  }
 }

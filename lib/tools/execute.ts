@@ -133,7 +133,7 @@ export const pasteTextTool = defineTool({
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
     if (!found.ok) return found.payload;
-    const out = await pasteIntoPane(client, a.pane_id, a.text, {
+    const out = await pasteIntoPane(client, context.tempFiles, a.pane_id, a.text, {
       bracketed: a.bracketed !== false,
       enter: false,
     });

@@ -3,6 +3,7 @@
 // that could run a shell command, and bound every listing and capture, keeping the tail.
 import { sameServerAsCaller } from "../tmux/caller.ts";
 import { bounded, DEFAULT_MAX_LINES, snapshot } from "../tmux/capture.ts";
+import { fencedRows } from "../tmux/fenced_rows.ts";
 import {
   array,
   boolean,
@@ -22,6 +23,7 @@ import {
   isNotAnswering,
   isUnsafeFormat,
   NEED_ONE_SESSION,
+  notFound,
   resolveSession,
   sessionTarget,
   tmuxCall,
@@ -48,7 +50,7 @@ import { lineFinder, pacer } from "../line_patterns.ts";
 
 export const MAX_LISTED = 1000;
 
-const PANE_FORMAT = [
+const PANE_FIELDS = [
   "#{pane_id}",
   "#{pane_pid}",
   "#{pane_current_command}",
@@ -61,7 +63,7 @@ const PANE_FORMAT = [
   "#{pane_height}",
   "#{pane_current_path}",
   "#{pane_title}",
-].join("\t");
+];
 
 /** One pane as list_panes and get_pane_info report it. */
 const PANE_ROW = object([
@@ -108,8 +110,9 @@ async function paneMarker(context: ServerContext, client: TmuxClient) {
   });
 }
 
-function parsePane(line: string): Omit<PaneRow, "is_caller" | "enrolled"> {
-  const f = line.split("\t");
+/** A pane's fields as fencedRows read them; null when an id is not one. */
+function parsePane(f: string[]): Omit<PaneRow, "is_caller" | "enrolled"> | null {
+  if (!/^%\d+$/.test(f[0]) || !/^\$\d+$/.test(f[3]) || !/^@\d+$/.test(f[4])) return null;
   return {
     pane_id: f[0],
     pane_pid: Number(f[1]) || 0,
@@ -122,9 +125,25 @@ function parsePane(line: string): Omit<PaneRow, "is_caller" | "enrolled"> {
     width: Number(f[8]),
     height: Number(f[9]),
     current_path: f[10],
-    title: f.slice(11).join("\t"),
+    title: f[11],
   };
 }
+
+/** Every row of a fenced listing parsed, or null when one of them does not parse. */
+function parseAll<T>(rows: string[][] | null, parse: (fields: string[]) => T | null): T[] | null {
+  const parsed: T[] = [];
+  for (const row of rows ?? []) {
+    const item = parse(row);
+    if (item === null) return null;
+    parsed.push(item);
+  }
+  return rows && parsed;
+}
+
+export const UNREADABLE_ROWS = refusal(
+  "tmux_failed",
+  "tmux printed a listing this server could not read exactly; list again",
+);
 
 function rows(stdout: string): string[] {
   return stdout.split("\n").filter((line) => line !== "");
@@ -137,13 +156,13 @@ export async function listPanes(
   scope: string[],
   signal?: AbortSignal,
 ) {
-  const out = await tmuxCall(client, ["list-panes", ...scope, "-F", PANE_FORMAT], signal);
+  const fenced = fencedRows(PANE_FIELDS);
+  const out = await tmuxCall(client, ["list-panes", ...scope, "-F", fenced.format], signal);
   if (!out.ok) return out;
+  const panes = parseAll(fenced.parse(out.value), parsePane);
+  if (panes === null) return { ok: false as const, payload: UNREADABLE_ROWS };
   const mark = await paneMarker(context, client);
-  return {
-    ok: true as const,
-    value: rows(out.value).map(parsePane).map((pane) => ({ ...pane, ...mark(pane.pane_id) })),
-  };
+  return { ok: true as const, value: panes.map((pane) => ({ ...pane, ...mark(pane.pane_id) })) };
 }
 
 export async function paneInfo(
@@ -152,9 +171,25 @@ export async function paneInfo(
   paneId: string,
   signal?: AbortSignal,
 ) {
-  const found = await describe(client, paneId, "#{pane_id}", PANE_FORMAT, signal);
-  if (!found.ok) return found;
-  const pane = parsePane(found.value.join("\t"));
+  const fenced = fencedRows(PANE_FIELDS);
+  const out = await tmuxCall(
+    client,
+    ["display-message", "-p", "-t", paneId, fenced.format],
+    signal,
+  );
+  if (!out.ok) {
+    return {
+      ok: false as const,
+      payload: out.payload.error.code === "not_found" ? notFound(paneId) : out.payload,
+    };
+  }
+  const rows = fenced.parse(out.value);
+  // tmux resolved exactly this pane, never another one (nor none, with empty fields).
+  if (rows?.length === 1 && rows[0][0] !== paneId) {
+    return { ok: false as const, payload: notFound(paneId) };
+  }
+  const pane = rows?.length === 1 ? parsePane(rows[0]) : null;
+  if (pane === null) return { ok: false as const, payload: UNREADABLE_ROWS };
   return { ok: true as const, value: { ...pane, ...(await paneMarker(context, client))(paneId) } };
 }
 
@@ -187,22 +222,30 @@ export const listSessionsTool = defineTool({
   outputSchema: LIST_SESSIONS_OUTPUT,
   annotations: READ_ONLY,
   handle: async (context, { socket_name }) => {
+    const fenced = fencedRows([
+      "#{session_id}",
+      "#{session_windows}",
+      "#{session_attached}",
+      "#{session_created}",
+      "#{session_name}",
+    ]);
     const out = await tmuxCall(clientFor(context, socket_name), [
       "list-sessions",
       "-F",
-      "#{session_id}\t#{session_windows}\t#{session_attached}\t#{session_created}\t#{session_name}",
+      fenced.format,
     ]);
     if (!out.ok) return out.payload;
-    const sessions = rows(out.value).map((line) => {
-      const f = line.split("\t");
-      return {
-        session_id: f[0],
-        windows: Number(f[1]),
-        attached: Number(f[2]),
-        created: Number(f[3]),
-        session_name: f.slice(4).join("\t"),
-      };
-    });
+    const sessions = parseAll(fenced.parse(out.value), (f) =>
+      /^\$\d+$/.test(f[0])
+        ? {
+          session_id: f[0],
+          windows: Number(f[1]),
+          attached: Number(f[2]),
+          created: Number(f[3]),
+          session_name: f[4],
+        }
+        : null);
+    if (sessions === null) return UNREADABLE_ROWS;
     const { items, truncated } = tail(sessions);
     return success({ sessions: items, truncated });
   },
@@ -255,26 +298,33 @@ export const listWindowsTool = defineTool({
       if (!session.ok) return session.payload;
       scope = ["-t", session.value];
     }
-    const out = await tmuxCall(client, [
-      "list-windows",
-      ...scope,
-      "-F",
-      "#{window_id}\t#{window_index}\t#{session_id}\t#{window_active}\t#{window_panes}\t" +
-      "#{window_layout}\t#{window_name}",
+    const fenced = fencedRows([
+      "#{window_id}",
+      "#{window_index}",
+      "#{session_id}",
+      "#{window_active}",
+      "#{window_panes}",
+      "#{window_layout}",
+      "#{window_name}",
     ]);
+    const out = await tmuxCall(client, ["list-windows", ...scope, "-F", fenced.format]);
     if (!out.ok) return out.payload;
-    const windows = rows(out.value).map((line) => {
-      const f = line.split("\t");
-      return {
-        window_id: f[0],
-        window_index: Number(f[1]),
-        session_id: f[2],
-        active: f[3] === "1",
-        panes: Number(f[4]),
-        layout: f[5],
-        window_name: f.slice(6).join("\t"),
-      };
-    });
+    const windows = parseAll(
+      fenced.parse(out.value),
+      (f) =>
+        /^@\d+$/.test(f[0]) && /^\$\d+$/.test(f[2])
+          ? {
+            window_id: f[0],
+            window_index: Number(f[1]),
+            session_id: f[2],
+            active: f[3] === "1",
+            panes: Number(f[4]),
+            layout: f[5],
+            window_name: f[6],
+          }
+          : null,
+    );
+    if (windows === null) return UNREADABLE_ROWS;
     const { items, truncated } = tail(windows);
     return success({ windows: items, truncated });
   },
@@ -485,7 +535,7 @@ export const searchPanesTool = defineTool({
     const panes = rows(listed.value);
     const pace = pacer();
     for (const paneId of panes) {
-      const shot = await snapshot(client, paneId);
+      const shot = await snapshot(client, context.tempFiles, paneId);
       // A server that stopped answering would leave every next pane waiting just as long.
       if (!shot.ok && isNotAnswering(shot)) return shot.payload;
       if (!shot.ok) continue;

@@ -310,7 +310,9 @@ async function runCommandWithin(
   // run's end marker may be anywhere in the history, so that case looks at all of it.
   const unfinishedBefore = lineRecords.get(key)?.unfinished ?? null;
   const window = unfinishedBefore === null ? RECENT_HISTORY_LINES : undefined;
-  const before = await snapshot(client, a.pane_id, signal, window).catch(() => null);
+  const before = await snapshot(client, context.tempFiles, a.pane_id, signal, window).catch(
+    () => null,
+  );
   if (before === null || extra.signal.aborted) return CANCELLED;
   if (!before.ok) return before.payload;
   if (before.value.dead) return PANE_DEAD;
@@ -328,6 +330,7 @@ async function runCommandWithin(
   try {
     const sent = await pasteIntoPane(
       client,
+      context.tempFiles,
       a.pane_id,
       typedLine(a.command, id, a.suppress_history ?? true),
       { bracketed: true, enter: true },
@@ -347,13 +350,19 @@ async function runCommandWithin(
         await spotting.spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), signal);
       }
       const outOfTime = Date.now() >= deadline;
-      let shot = await snapshot(client, a.pane_id, signal, RECENT_HISTORY_LINES)
+      let shot = await snapshot(
+        client,
+        context.tempFiles,
+        a.pane_id,
+        signal,
+        RECENT_HISTORY_LINES,
+      )
         .catch(() => null);
       if (shot?.ok) {
         const seen = markers(shot.value.lines);
         // Finished with its start above the window, or out of time: read the whole history.
         if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
-          shot = await snapshot(client, a.pane_id, signal).catch(() => null);
+          shot = await snapshot(client, context.tempFiles, a.pane_id, signal).catch(() => null);
         }
       }
       if (shot === null || extra.signal.aborted) return CANCELLED;

@@ -111,7 +111,12 @@ export const captureSinceTool = defineTool({
   handle: async (context, a, extra) => {
     const cursor = cursorFor(a.pane_id, a.cursor);
     if (cursor === null) return INVALID_CURSOR;
-    const shot = await snapshot(clientFor(context, a.socket_name), a.pane_id, extra.signal);
+    const shot = await snapshot(
+      clientFor(context, a.socket_name),
+      context.tempFiles,
+      a.pane_id,
+      extra.signal,
+    );
     if (!shot.ok) return shot.payload;
     const s = shot.value;
     const seen = cursor
@@ -286,7 +291,7 @@ async function waitForText(
   try {
     while (true) {
       if (extra.signal.aborted) return CANCELLED;
-      const shot = await snapshot(client, a.pane_id, signal).catch(() => null);
+      const shot = await snapshot(client, context.tempFiles, a.pane_id, signal).catch(() => null);
       if (extra.signal.aborted || shot === null) return CANCELLED;
       if (!shot.ok) {
         if (cursor && shot.payload.error.code === "not_found") {

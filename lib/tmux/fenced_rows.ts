@@ -1,0 +1,35 @@
+// Rows of a tmux format, read back exactly. tmux prints each field of a `-F` format as it is,
+// and some fields hold whatever a person or a program chose: a working directory may contain
+// newlines and tabs, and so may a program's name. Split on "\n" and "\t", a directory named
+// "x\n%99\tsudo…" adds a pane that does not exist, or shifts every field after it. So every
+// row and field is fenced by marks made of a nonce drawn for this one read, which no name can
+// hold because nobody knows it in advance, and a reply that is not exactly such rows is refused.
+import { randomHex } from "../ids.ts";
+
+export type FencedRows = {
+  /** The format to give tmux (`-F`, or display-message's), one row per object. */
+  format: string;
+  /** Each row's fields, in order; null when `stdout` is not exactly fenced rows. */
+  parse: (stdout: string) => string[][] | null;
+};
+
+export function fencedRows(fields: string[], nonce: string = randomHex(8)): FencedRows {
+  const start = `<${nonce}<`;
+  const between = `|${nonce}|`;
+  const end = `>${nonce}>`;
+  return {
+    format: start + fields.join(between) + end,
+    parse: (stdout) => {
+      const pieces = stdout.split(`${end}\n`);
+      if (pieces.pop() !== "") return null;
+      const rows: string[][] = [];
+      for (const piece of pieces) {
+        if (!piece.startsWith(start)) return null;
+        const row = piece.slice(start.length).split(between);
+        if (row.length !== fields.length) return null;
+        rows.push(row);
+      }
+      return rows;
+    },
+  };
+}
