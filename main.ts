@@ -1,8 +1,8 @@
 // The command-line entry: the MCP server on stdio by default, plus the commands a person types
 // (enroll, leave, demo, smoke). It only parses and dispatches; subcommands are imported lazily,
 // so `enroll` and `leave`, typed in a pane, start without loading the server.
-import { parseCommandLine, UsageError } from "./lib/mcp/config.ts";
-import { VERSION } from "./lib/version.ts";
+import { parseCommandLine, UsageError } from "./lib/server/config.ts";
+import { VERSION } from "./lib/util/version.ts";
 
 const USAGE = `tmux-mcp ${VERSION}: an MCP server for tmux (stdio)
 
@@ -58,7 +58,7 @@ async function main(args: string[]): Promise<number> {
     console.error("tmux-mcp: unknown command (see --help)");
     return 2;
   }
-  const { serveStdio, StartupError } = await import("./lib/mcp/server.ts");
+  const { serveStdio, StartupError } = await import("./lib/server/server.ts");
   try {
     await serveStdio(parsed.config);
   } catch (error) {

@@ -5,8 +5,8 @@
 // factory); only the transport differs. Bound to 127.0.0.1.
 // Usage: deno run -A .ci/conformance_http.ts PORT TMUX_SOCKET_NAME
 import { createMcpHandler } from "npm:@modelcontextprotocol/server@2.4.0";
-import { parseCommandLine } from "../lib/mcp/config.ts";
-import { startServer } from "../lib/mcp/server.ts";
+import { parseCommandLine } from "../lib/server/config.ts";
+import { startServer } from "../lib/server/server.ts";
 
 const [port, socketName] = Deno.args;
 const parsed = parseCommandLine(["--socket-name", socketName], {});

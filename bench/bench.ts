@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
 import { helperOfPane, SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
-import { randomHex } from "../lib/ids.ts";
+import { randomHex } from "../lib/util/ids.ts";
 import {
   labZshCommand,
   openLab,

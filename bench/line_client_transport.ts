@@ -6,7 +6,7 @@
 // the MCP Inspector) does not pay what a Deno client using that transport pays on a 1 MiB answer,
 // so the benchmarks measure the server through this one. bench/big_output.ts shows both.
 import type { JSONRPCMessage, Transport } from "../lib/dev_deps.ts";
-import { concatBytes } from "../lib/bytes.ts";
+import { concatBytes } from "../lib/util/bytes.ts";
 
 /** MCP over the server's stdio, splitting lines by looking only at each new piece. */
 export class LineClientTransport implements Transport {

@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
 import { SERVER_V8_FLAGS } from "./server_process.ts";
-import { randomHex } from "../lib/ids.ts";
+import { randomHex } from "../lib/util/ids.ts";
 
 const CALLS = 2000;
 const WARMUP = 50;

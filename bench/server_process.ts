@@ -2,7 +2,7 @@
 // does, with tmux_run enabled, each pane invited with its own setup file, and the V8 flags the
 // README recommends unless a run names others (`--server-v8-flags=` runs it without any); and
 // how a one-pane benchmark lends that pane to it and finds its helper.
-import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
+import { SERVER_V8_FLAGS } from "../lib/server/server.ts";
 import { type PrivateLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
 import { childrenOf } from "../lib/run/procfs.ts";
 

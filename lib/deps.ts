@@ -26,7 +26,7 @@ export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";
 
 /**
  * RE2JS (a port of RE2: matching in time linear in the text) for the callers' regexes
- * (lib/line_patterns.ts), loaded on first use: importing it took 5.6 MiB of resident memory,
+ * (lib/util/line_patterns.ts), loaded on first use: importing it took 5.6 MiB of resident memory,
  * which a server that is never given a regex does not pay.
  */
 export const loadRe2js = () => import("npm:re2js@2.10.0");

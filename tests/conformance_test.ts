@@ -5,7 +5,7 @@
 // over the 10 MiB read limit is answered when its id can be read, wherever the id sits, and
 // otherwise ends the server with a stderr line and a non-zero status, never silently.
 import assert from "node:assert/strict";
-import { randomHex } from "../lib/ids.ts";
+import { randomHex } from "../lib/util/ids.ts";
 import { MAX_LINE_BYTES } from "../lib/mcp/wire/stdio_transport.ts";
 import { clientEnvironment, type Payload } from "./harness.ts";
 

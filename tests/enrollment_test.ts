@@ -1,9 +1,9 @@
 // Enrollment is consent: the setup file is private, exclusive and short-lived, and `source` is
 // refused (status 1, one line, shell unchanged) anywhere but the pane's own interactive zsh.
 import assert from "node:assert/strict";
-import { parseCommandLine } from "../lib/mcp/config.ts";
+import { parseCommandLine } from "../lib/server/config.ts";
 import { tmuxCapabilitiesTool } from "../lib/tools/tmux_capabilities.ts";
-import { startServer, StartupError } from "../lib/mcp/server.ts";
+import { startServer, StartupError } from "../lib/server/server.ts";
 import { encodeFrame, readFrames } from "../lib/run/frames.ts";
 import { sourceInPane } from "../lib/cli/private_lab.ts";
 import {

@@ -4,7 +4,7 @@
 // client line (@modelcontextprotocol/sdk 1.32.2) that most clients still ship. Each lists the
 // tools and calls one, so the answer went through the era's own result encoding.
 import assert from "node:assert/strict";
-import { randomHex } from "../lib/ids.ts";
+import { randomHex } from "../lib/util/ids.ts";
 import { V1Client, V1StdioClientTransport } from "./test_deps.ts";
 import { withStdioServer } from "./stdio_server.ts";
 import { clientEnvironment } from "./harness.ts";

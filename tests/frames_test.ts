@@ -2,7 +2,7 @@
 // is too large or whose header is not JSON is refused.
 import assert from "node:assert/strict";
 import { encodeFrame, type Frame, MalformedFrame, readFrames } from "../lib/run/frames.ts";
-import { concatBytes } from "../lib/bytes.ts";
+import { concatBytes } from "../lib/util/bytes.ts";
 
 function streamOf(bytes: Uint8Array, chunkSizes: number[]): ReadableStream<Uint8Array> {
   const chunks: Uint8Array[] = [];

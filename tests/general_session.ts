@@ -3,9 +3,9 @@
 // $TMUX/$TMUX_PANE on its context, without touching this test process's own environment.
 // Every result is checked against the tool's output schema in the catalog, advertised or not.
 // A thin view on harness.ts, which builds the server and client and checks each result.
-import { CATALOG } from "../lib/mcp/catalog.ts";
-import type { RunningServer } from "../lib/mcp/server.ts";
-import type { ServerContext } from "../lib/mcp/server_context.ts";
+import { CATALOG } from "../lib/server/catalog.ts";
+import type { RunningServer } from "../lib/server/server.ts";
+import type { ServerContext } from "../lib/tools/context.ts";
 import type { Client } from "./test_deps.ts";
 import { callTool, type Lab, type Payload, withConnectedServer } from "./harness.ts";
 

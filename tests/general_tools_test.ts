@@ -3,7 +3,7 @@
 // shell commands, and the per-call socket_name.
 import { stopTmuxServer } from "../lib/cli/private_lab.ts";
 import assert from "node:assert/strict";
-import { randomHex } from "../lib/ids.ts";
+import { randomHex } from "../lib/util/ids.ts";
 import type { TmuxClient } from "../lib/tmux/tmux.ts";
 import {
   type Lab,

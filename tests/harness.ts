@@ -5,10 +5,10 @@
 // a tool result (callTool); withServer and general_session.ts's withGeneral are views on it.
 import { Client, InMemoryTransport } from "./test_deps.ts";
 import { serveStdio } from "../lib/deps.ts";
-import { parseCommandLine } from "../lib/mcp/config.ts";
-import { randomHex } from "../lib/ids.ts";
-import { type RunningServer, startServer } from "../lib/mcp/server.ts";
-import type { ServerContext } from "../lib/mcp/server_context.ts";
+import { parseCommandLine } from "../lib/server/config.ts";
+import { randomHex } from "../lib/util/ids.ts";
+import { type RunningServer, startServer } from "../lib/server/server.ts";
+import type { ServerContext } from "../lib/tools/context.ts";
 import type { RunHooks } from "../lib/run/run_machine.ts";
 import { socketPath } from "../lib/tmux/tmux.ts";
 import { childrenOf, processExists } from "../lib/run/procfs.ts";
@@ -21,7 +21,8 @@ import {
   waitFor,
   waitForPromptIn,
 } from "../lib/cli/private_lab.ts";
-import { type JsonSchema, schemas } from "../lib/mcp/schemas.ts";
+import type { JsonSchema } from "../lib/mcp/schemas.ts";
+import { schemas } from "../lib/run/contract.ts";
 import { ajvAccepts, validationErrors } from "./schema_oracle.ts";
 import assert from "node:assert/strict";
 

@@ -11,7 +11,7 @@ import {
 } from "../lib/run/frames.ts";
 import { helperCommand, helperProgram } from "../lib/run/helper_program.ts";
 import sha256Source from "../lib/run/sha256.pl" with { type: "text" };
-import { randomHex, sha256Hex } from "../lib/ids.ts";
+import { randomHex, sha256Hex } from "../lib/util/ids.ts";
 import { processExists } from "../lib/run/procfs.ts";
 import { waitFor } from "../lib/cli/private_lab.ts";
 import { openPidsLimit, pidsLimitAvailable } from "./pids_limit.ts";

@@ -1,10 +1,10 @@
 // A caller's regex cannot stall the server. `^(a|aa)+$` over a line of 44 `a`s and a `b` took
 // V8's backtracking RegExp 15-23 s, during which no other request (not even a ping) was
-// answered; regexes now run on RE2JS (lib/line_patterns.ts), in time linear in the line.
+// answered; regexes now run on RE2JS (lib/util/line_patterns.ts), in time linear in the line.
 import assert from "node:assert/strict";
 import { callTool, type Lab, typeInto, waitFor, withLab } from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
-import { CATALOG } from "../lib/mcp/catalog.ts";
+import { CATALOG } from "../lib/server/catalog.ts";
 
 const HOSTILE = "^(a|aa)+$";
 const HOSTILE_LINE = `${"a".repeat(44)}b`;

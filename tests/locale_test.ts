@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { type Payload, withLab } from "./harness.ts";
 import { withStdioServer } from "./stdio_server.ts";
-import { randomHex } from "../lib/ids.ts";
+import { randomHex } from "../lib/util/ids.ts";
 import { stopTmuxServer } from "../lib/cli/private_lab.ts";
 
 const LOCALES: [string, Record<string, string>][] = [

@@ -3,7 +3,7 @@
 // environment; .ci/run makes it and passes TMUX_MCP_PYTHON): where the package cannot be had the
 // test is ignored, and says so.
 import assert from "node:assert/strict";
-import { randomHex } from "../lib/ids.ts";
+import { randomHex } from "../lib/util/ids.ts";
 import { clientEnvironment } from "./harness.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;

@@ -3,7 +3,7 @@
 // cancel and a real deadline. Only facts about the runs are listed, never script or output.
 import assert from "node:assert/strict";
 import { type Lab, type Session, waitFor, withLab, withServer } from "./harness.ts";
-import { sha256Hex } from "../lib/ids.ts";
+import { sha256Hex } from "../lib/util/ids.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
 

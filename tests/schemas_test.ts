@@ -5,7 +5,7 @@
 // RUN_INPUT, the input schema written with the builders; it must stay the file's schema.
 import assert from "node:assert/strict";
 import { withLab, withServer } from "./harness.ts";
-import { sha256Hex } from "../lib/ids.ts";
+import { sha256Hex } from "../lib/util/ids.ts";
 import { isValid } from "../lib/mcp/schemas.ts";
 import { RUN_INPUT, tmuxRunTool } from "../lib/tools/tmux_run.ts";
 

@@ -15,7 +15,7 @@ import {
   withLab,
   withServer,
 } from "./harness.ts";
-import { schemas } from "../lib/mcp/schemas.ts";
+import { schemas } from "../lib/run/contract.ts";
 import { ajvAccepts } from "./schema_oracle.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];

@@ -3,7 +3,7 @@
 // objects are removed, a %0 on another socket is not "ours", and uncertainty refuses.
 import { stopTmuxServer } from "../lib/cli/private_lab.ts";
 import assert from "node:assert/strict";
-import { randomHex } from "../lib/ids.ts";
+import { randomHex } from "../lib/util/ids.ts";
 import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
 import { type Lab, splitPane, waitFor, waitForPrompt, withLab } from "./harness.ts";
 import { type GeneralSession, tmuxEnvironmentFor, withGeneral } from "./general_session.ts";

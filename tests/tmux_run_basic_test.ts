@@ -1,7 +1,7 @@
 // What a script sees and what comes back: native completion, separate and exactly encoded
 // outputs, the receipt, and the shell's cwd and exported environment without any persistence.
 import assert from "node:assert/strict";
-import { sha256Hex } from "../lib/ids.ts";
+import { sha256Hex } from "../lib/util/ids.ts";
 import { childrenOf } from "../lib/run/procfs.ts";
 import {
   type Lab,

@@ -7,7 +7,7 @@ import { type Lab, splitPane, waitFor, waitForPrompt, withLab, zshCommand } from
 import { sourceInPane } from "../lib/cli/private_lab.ts";
 import { privateBaseDirectory } from "../lib/run/rendezvous.ts";
 import { groupMembers } from "../lib/run/procfs.ts";
-import { schemas } from "../lib/mcp/schemas.ts";
+import { schemas } from "../lib/run/contract.ts";
 import { ajvAccepts, validationErrors } from "./schema_oracle.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;

@@ -3,7 +3,7 @@
 // contract's and carry no descriptions, says what its parameters mean in its description.
 // Pure checks over the catalog, no tmux.
 import assert from "node:assert/strict";
-import { CATALOG } from "../lib/mcp/catalog.ts";
+import { CATALOG } from "../lib/server/catalog.ts";
 import type { JsonSchema } from "../lib/mcp/schemas.ts";
 
 const GENERAL = CATALOG.filter((tool) => tool.name !== "tmux_run");

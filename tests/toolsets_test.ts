@@ -2,8 +2,8 @@
 // peer's LIBTMUX_SAFETY), LIBTMUX_TOOLS, LIBTMUX_EXCLUDE_TOOLS and --enable-tool, which tmux server it talks to, and the promises every
 // catalog entry makes (strict schemas, honest annotations, descriptions that route).
 import assert from "node:assert/strict";
-import { CATALOG, selectTools } from "../lib/mcp/catalog.ts";
-import { parseCommandLine, UsageError } from "../lib/mcp/config.ts";
+import { CATALOG, selectTools } from "../lib/server/catalog.ts";
+import { parseCommandLine, UsageError } from "../lib/server/config.ts";
 import { runDeno, withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";
 

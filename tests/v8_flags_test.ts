@@ -1,7 +1,7 @@
 // The server's recommended V8 flags are written in several places a person copies from or a build
 // reads; they must all say the same as SERVER_V8_FLAGS, the flags the benchmarks measured.
 import assert from "node:assert/strict";
-import { SERVER_V8_FLAGS } from "../lib/mcp/server.ts";
+import { SERVER_V8_FLAGS } from "../lib/server/server.ts";
 
 const ROOT = new URL("../", import.meta.url);
 

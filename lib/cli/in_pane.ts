@@ -7,7 +7,7 @@ import { SERVER_RECORD, type ServerRecord } from "../run/server_record.ts";
 import { processExists } from "../run/procfs.ts";
 import { privateBaseDirectory } from "../run/rendezvous.ts";
 import { realPath } from "../tmux/caller.ts";
-import { shellQuote } from "../shell_quote.ts";
+import { shellQuote } from "../util/shell_quote.ts";
 import { helperPerlMissing } from "./prerequisites.ts";
 
 const REFUSALS: Record<string, string> = {

@@ -5,7 +5,6 @@
 // everything is removed when the callback ends.
 import { labTmuxBinary, openLab, type PrivateLab, sourceInPane, waitFor } from "./private_lab.ts";
 import { type SelfClient, startSelfServer } from "./self_client.ts";
-import type { Config } from "../mcp/config.ts";
 
 /** How long past its run deadline a tmux_run call may take to answer (stopping, reporting). */
 const RUN_ANSWER_MARGIN_SECONDS = 30;
@@ -18,7 +17,7 @@ export type LentPaneSteps = {
 };
 
 /** What the person running the demo or the smoke check configured (`--tmux`, `--run-timeout`). */
-export type LentPaneConfig = Pick<Config, "tmuxBin" | "runTimeoutSeconds">;
+export type LentPaneConfig = { tmuxBin: string; runTimeoutSeconds: number };
 
 export async function withLentPane<T>(
   config: LentPaneConfig,

@@ -3,8 +3,8 @@
 // ZDOTDIR in a temp dir and a minimal environment. Its tmux comes from configuration (--tmux,
 // LIBTMUX_TMUX_BIN, else PATH), so the same tests run against any tmux; close() kills that
 // server and removes the socket file tmux leaves behind and the temp dir.
-import { randomHex } from "../ids.ts";
-import { pollUntil } from "../delay.ts";
+import { randomHex } from "../util/ids.ts";
+import { pollUntil } from "../util/delay.ts";
 import { runTmux, socketPath, type TmuxClient } from "../tmux/tmux.ts";
 
 export const LAB_PROMPT = "lab# ";

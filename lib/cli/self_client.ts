@@ -2,7 +2,7 @@
 // a separate process over real stdio, exactly as an agent's client would start it, whether this
 // program is a checkout, a URL, a bundle or a compiled binary.
 import { Client, StdioClientTransport } from "../dev_deps.ts";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../util/version.ts";
 
 export type SelfClient = {
   pid: number | null;

@@ -1,22 +1,16 @@
 // Validating tool inputs against the JSON Schemas the server advertises, and saying what is
 // wrong in words an agent can act on. ajv checks (JSON Schema 2020-12, the validator the MCP SDK
 // is built on); this module turns ajv's errors into sentences that name the field, the rule and
-// the limit, never the value. tmux_run's schemas are the contract's files, loaded as JSON
-// modules so they travel with the code (checkout, URL or bundle); the general tools build theirs
-// in TypeScript (json_schema.ts, tools/toolkit.ts).
-import tmuxRunInput from "../../schemas/tmux_run.input.schema.json" with { type: "json" };
-import tmuxRunOutput from "../../schemas/tmux_run.output.schema.json" with { type: "json" };
+// the limit, never the value, with a hint for a field from its schema's description or from the
+// hints a tool gives for a schema that has none (tmux_run's contract).
 import type { JsonSchema, Schema } from "./json_schema.ts";
-import { isJsonObject } from "../json_object.ts";
+import { isJsonObject } from "../util/json_object.ts";
 import { Ajv2020 } from "../deps.ts";
 
 export type { JsonSchema };
 
-/** tmux_run's schemas, the contract's files as they are; the general tools build theirs. */
-export const schemas: { tmuxRunInput: JsonSchema; tmuxRunOutput: JsonSchema } = {
-  tmuxRunInput,
-  tmuxRunOutput,
-};
+/** What a field means, by its dotted name (`target.generation`), for schemas without descriptions. */
+export type FieldHints = Readonly<Record<string, string>>;
 
 // `allErrors` so that one refusal names every broken field; `strict: false` because the schemas
 // carry annotations (`title`, `description`) ajv's strict mode would question. ajv caches each
@@ -48,15 +42,6 @@ export function isValid<T>(schema: Schema<T>, value: unknown): value is T {
 // Once an input has failed, every error is collected with its schema to say which field broke
 // which rule. Messages name fields, rules and limits from the schema; they never quote the
 // value, which may be a secret or a long script.
-
-/** What a field means, for the fields of tmux_run, whose contract schema has no descriptions. */
-const FIELD_HINTS: Record<string, string> = {
-  "target": 'like {"kind": "pane", "id": "%N", "generation": "…"}',
-  "target.generation": "get it from tmux_capabilities: its top-level generation field",
-  "target.id": "the enrolled pane's id, e.g. %3; tmux_capabilities lists enrolled_panes",
-  "target.kind": 'always "pane"',
-  "script": "the POSIX sh script to run, at most 65536 UTF-8 bytes",
-};
 
 /** Patterns our schemas use, said the way a person would. */
 const PATTERN_FORMS: Record<string, string> = {
@@ -108,12 +93,12 @@ function join(path: string, key: string): string {
   return path === "" ? key : `${path}.${key}`;
 }
 
-function describeError(error: SchemaError): string | null {
+function describeError(error: SchemaError, hints: FieldHints): string | null {
   const field = fieldName(error.instancePath);
   const p = error.params;
   const parent = error.parentSchema ?? {};
   const hintFor = (name: string, schema: JsonSchema | undefined) => {
-    const hint = FIELD_HINTS[name] ??
+    const hint = hints[name] ??
       (typeof schema?.description === "string" ? schema.description : undefined);
     return hint ? ` (${hint})` : "";
   };
@@ -175,10 +160,16 @@ function describeError(error: SchemaError): string | null {
  * Why `value` fails `schema`, as fields and rules ("`pane_id` must look like %N"), or null
  * when it does not fail. Never contains the value itself.
  */
-export function inputProblems(schema: JsonSchema, value: unknown): string | null {
+export function inputProblems(
+  schema: JsonSchema,
+  value: unknown,
+  hints: FieldHints = {},
+): string | null {
   const errors = schemaErrors(schema, value);
   if (errors.length === 0) return null;
-  const messages = [...new Set(errors.map(describeError).filter((m) => m !== null))];
+  const messages = [
+    ...new Set(errors.map((error) => describeError(error, hints)).filter((m) => m !== null)),
+  ];
   if (messages.length === 0) {
     const fields = [...new Set(errors.map((e) => fieldName(e.instancePath) || "the arguments"))];
     messages.push(...fields.map((f) => `\`${f}\` does not have an allowed form`));

@@ -3,8 +3,9 @@
 // has one), never the value. The messages were recorded from the explainer before the move to
 // ajv; they hold that mapping ajv's errors keeps every word.
 import assert from "node:assert/strict";
-import { CATALOG } from "./catalog.ts";
-import { inputProblems, isValid, schemas } from "./schemas.ts";
+import { CATALOG } from "../server/catalog.ts";
+import { inputProblems, isValid } from "./schemas.ts";
+import { schemas } from "../run/contract.ts";
 
 const ASTRAL = "\u{1F600}";
 
@@ -201,9 +202,13 @@ const MESSAGES: [tool: string, input: unknown, message: string][] = [
 
 Deno.test("inputProblems says what the ajv-based explainer said", () => {
   for (const [tool, input, message] of MESSAGES) {
-    const schema = CATALOG.find((entry) => entry.name === tool)?.inputSchema;
-    assert.ok(schema, `no tool ${tool}`);
-    assert.equal(inputProblems(schema, input), message, `${tool} ${shown(input)}`);
+    const entry = CATALOG.find((entry) => entry.name === tool);
+    assert.ok(entry, `no tool ${tool}`);
+    assert.equal(
+      inputProblems(entry.inputSchema, input, entry.fieldHints),
+      message,
+      `${tool} ${shown(input)}`,
+    );
   }
 });
 

@@ -3,7 +3,7 @@
 // apart with no handshake of its own: a shell enrolling ("E <token>"), `tmux-mcp enroll` asking
 // for an invitation for its pane ("I %N"), and a helper, which speaks frames whose first byte
 // is the high byte of a small length, 0.
-import { exactReads } from "../exact_reads.ts";
+import { exactReads } from "../util/exact_reads.ts";
 import { type Frame, readFrames } from "./frames.ts";
 
 /** Who handles each kind of peer; a handler that throws has its connection closed. */

@@ -4,7 +4,7 @@
 // own connection and be that shell's child: a same-user process that read the token, or claims
 // a real helper's pid, cannot make another process open a file.
 import { encodeFrame, type Frame, parseHelperMessage } from "./frames.ts";
-import { randomHex } from "../ids.ts";
+import { randomHex } from "../util/ids.ts";
 import { holdsFileOpen, type ProcessIdentity, readIdentity } from "./procfs.ts";
 import { runTmux, type TmuxClient } from "../tmux/tmux.ts";
 import { closeQuietly } from "./channel.ts";

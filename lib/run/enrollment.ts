@@ -4,10 +4,10 @@
 // the helper it started is its own child. This module is the sequence that decides, and the
 // registry of the shells it accepted; the channel, the invitations, the checks and each
 // accepted shell's session have their own modules.
-import { randomHex } from "../ids.ts";
+import { randomHex } from "../util/ids.ts";
 import { isSameProcess, readIdentity } from "./procfs.ts";
 import { removeIfSame, writeExclusive, type WrittenFile } from "./rendezvous.ts";
-import { shellQuote } from "../shell_quote.ts";
+import { shellQuote } from "../util/shell_quote.ts";
 import { runTmux, type TmuxClient } from "../tmux/tmux.ts";
 import { type EnrolledShell, RunSlots } from "./run_machine.ts";
 import { closeQuietly, openChannel } from "./channel.ts";

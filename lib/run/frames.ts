@@ -4,7 +4,7 @@
 // Headers are typed here once and checked where they enter. This is the server's side; the
 // helper's side is lib/run/helper.pl, which reads the server's headers with one strict pattern.
 import type { StopReport } from "./process_group.ts";
-import { isJsonObject } from "../json_object.ts";
+import { isJsonObject } from "../util/json_object.ts";
 
 export type Completion =
   | { state: "exited"; exit_status: number; signal: null }

@@ -9,7 +9,7 @@ import {
   parseHelperMessage,
   readFrames,
 } from "./frames.ts";
-import { concatBytes } from "../bytes.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 const RUN = "0123456789abcdef0123456789abcdef";
 const TOKEN = "fedcba9876543210fedcba9876543210";

@@ -5,7 +5,7 @@
 // The line goes through the control-mode connection when there is one: tmux parses a control
 // line into one command list and runs it in one turn of that client's queue, exactly as it does
 // a spawned client's argv, and saves the guard a process start.
-import { randomHex } from "../ids.ts";
+import { randomHex } from "../util/ids.ts";
 import { runTmux, type TmuxClient, TmuxNotAnswering, type TmuxResult } from "../tmux/tmux.ts";
 import { controlRun } from "../tmux/tmux_control.ts";
 

@@ -2,7 +2,7 @@
 // one pane, and a proof file that only a process which sourced it holds open (lib/run/consent.ts
 // asks the kernel). It lives for the enrollment lifetime and is withdrawn — both files removed —
 // when it expires, is used, or is refused, so a setup file never enrolls twice.
-import { randomHex } from "../ids.ts";
+import { randomHex } from "../util/ids.ts";
 import { removeIfSame, writeExclusive, type WrittenFile } from "./rendezvous.ts";
 
 export type Invitation = {

@@ -1,7 +1,7 @@
 // How raw output bytes travel in JSON: as text when they are strictly valid UTF-8 (NUL
 // included; JSON escapes it), otherwise as padded base64, so no byte is ever dropped or
 // replaced. `bytes` is always the raw count.
-import { decodeUtf8 } from "../utf8.ts";
+import { decodeUtf8 } from "../util/utf8.ts";
 
 export type EncodedOutput = {
   encoding: "utf-8" | "base64";

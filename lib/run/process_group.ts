@@ -8,7 +8,7 @@
 // report says so. What remains afterwards is looked up, never assumed: the process table
 // (lib/run/procfs.ts: /proc on Linux, `ps` elsewhere).
 import { listProcesses, type ProcessRow } from "./procfs.ts";
-import { pollUntil } from "../delay.ts";
+import { pollUntil } from "../util/delay.ts";
 
 /** Between SIGTERM and SIGKILL, and again for SIGKILL to take effect. */
 const KILL_GRACE_MS = 500;

@@ -4,7 +4,7 @@
 // parent is used only after checking that our directory in it is a real directory, owned by us,
 // with no group or other bits. Setup files are created exclusively and never seen
 // half-written, and removed only while they are still our inode.
-import { randomHex } from "../ids.ts";
+import { randomHex } from "../util/ids.ts";
 import { problemOf, TempDirectoryError, type TempPlace } from "../tmux/temp_files.ts";
 
 /**

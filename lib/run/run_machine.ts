@@ -7,7 +7,7 @@
 // (lib/run/shell_session.ts); the tool's gate checks (lib/tools/tmux_run.ts) come first.
 import type { Completion, HelperMessage, RefusalReason, ServerMessage } from "./frames.ts";
 import { authorize } from "./guard.ts";
-import { randomHex } from "../ids.ts";
+import { randomHex } from "../util/ids.ts";
 import { isSameProcess, type ProcessIdentity, readIdentity } from "./procfs.ts";
 import { describeHalt, describeStop, stopGroup, type StopReport } from "./process_group.ts";
 import { failurePayload, type Receipt, RunFailure } from "./run_outcome.ts";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { Completion } from "./frames.ts";
 import { failurePayload, type Receipt, RunFailure, type RunFailureCode } from "./run_outcome.ts";
-import { schemas } from "../mcp/schemas.ts";
+import { schemas } from "./contract.ts";
 import { ajvAccepts, validationErrors } from "../../tests/schema_oracle.ts";
 import { POLICY_DENIED, refusal } from "../mcp/tool_result.ts";
 

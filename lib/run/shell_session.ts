@@ -2,7 +2,7 @@
 // helper's frame link, owned together and closed together when either ends, and what those two
 // connections say turned into the events of the run in flight (lib/run/run_machine.ts).
 import { encodeFrame, type Frame, MalformedFrame, parseHelperMessage } from "./frames.ts";
-import { randomHex } from "../ids.ts";
+import { randomHex } from "../util/ids.ts";
 import type { ProcessIdentity } from "./procfs.ts";
 import type { EnrolledShell } from "./run_machine.ts";
 import type { ProvedHelper } from "./consent.ts";

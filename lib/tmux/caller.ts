@@ -3,11 +3,13 @@
 // path of the socket ($TMUX's first field against what the target server reports) plus
 // $TMUX_PANE: a `%0` on another server is not ours. Anything we cannot establish is "uncertain",
 // and callers refuse on uncertain.
-import type { ServerContext } from "../mcp/server_context.ts";
 import type { TmuxClient } from "./tmux.ts";
 import { tmuxCall } from "./targets.ts";
 
 export type Caller = { tmux?: string; pane?: string };
+
+/** What the containment checks read of the server's context: $TMUX and $TMUX_PANE as seen. */
+export type CallerContext = { readonly caller?: Readonly<Caller> };
 
 export type Containment = "ours" | "not_ours" | "uncertain";
 
@@ -26,7 +28,7 @@ export async function realPath(path: string): Promise<string | null> {
 
 /** Whether `client` reaches the tmux server this process runs inside. */
 export async function sameServerAsCaller(
-  context: ServerContext,
+  context: CallerContext,
   client: TmuxClient,
 ): Promise<Containment> {
   const caller = context.caller ?? {};
@@ -47,7 +49,7 @@ type Scope = "pane" | "window" | "session";
  * caller. A window linked into several sessions counts for each of them.
  */
 export async function containsCaller(
-  context: ServerContext,
+  context: CallerContext,
   client: TmuxClient,
   scope: Scope | "server",
   id: string,

@@ -11,8 +11,8 @@ import {
   tmuxCallSpawned,
   type TmuxOutcome,
 } from "./targets.ts";
-import { decodeUtf8 } from "../utf8.ts";
-import { randomHex } from "../ids.ts";
+import { decodeUtf8 } from "../util/utf8.ts";
+import { randomHex } from "../util/ids.ts";
 import { TempDirectoryError, type TempFiles, tempRefusal } from "./temp_files.ts";
 import { refusal } from "../mcp/tool_result.ts";
 

@@ -4,7 +4,7 @@
 // "x\n%99\tsudo…" adds a pane that does not exist, or shifts every field after it. So every
 // row and field is fenced by marks made of a nonce drawn for this one read, which no name can
 // hold because nobody knows it in advance, and a reply that is not exactly such rows is refused.
-import { randomHex } from "../ids.ts";
+import { randomHex } from "../util/ids.ts";
 
 export type FencedRows = {
   /** The format to give tmux (`-F`, or display-message's), one row per object. */

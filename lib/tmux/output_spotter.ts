@@ -3,7 +3,7 @@
 // every byte below 32 and `\` written as an octal escape; a text of printable ASCII without `\`
 // reads the same escaped, so it is searched in the data as it comes, undecoded. Text split
 // across two events is found too: the end of each event is kept until the next.
-import { concatBytes } from "../bytes.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 const SPOTTABLE = /^[\x20-\x5b\x5d-\x7e]+$/;
 

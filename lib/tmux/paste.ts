@@ -2,7 +2,7 @@
 // server's private directory (temp_files.ts), loaded into a uniquely named tmux buffer and
 // pasted (bracketed when asked) in one tmux command, optionally followed by Enter in the same
 // queue turn. The buffer is deleted by the paste, and the file emptied when given back.
-import { randomHex } from "../ids.ts";
+import { randomHex } from "../util/ids.ts";
 import { TempDirectoryError, type TempFiles, tempRefusal } from "./temp_files.ts";
 import { tmuxCall, type TmuxOutcome } from "./targets.ts";
 import type { TmuxClient } from "./tmux.ts";

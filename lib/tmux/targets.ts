@@ -2,7 +2,6 @@
 // own socket_name), which object (an exact id or an exact session name, never tmux's fuzzy
 // matching or a "current pane" fallback), and how a tmux failure becomes one fixed refusal that
 // never echoes tmux's stderr, which can contain paths and names.
-import type { ServerContext } from "../mcp/server_context.ts";
 import {
   runTmux,
   serverLabel,
@@ -97,7 +96,7 @@ export function isNotAnswering(outcome: TmuxOutcome<unknown>): boolean {
 }
 
 /** The bound server, or another server named for this one call. */
-export function clientFor(context: ServerContext, socketName?: string): TmuxClient {
+export function clientFor(context: { tmux: TmuxClient }, socketName?: string): TmuxClient {
   if (socketName === undefined) return context.tmux;
   return { bin: context.tmux.bin, socket: { kind: "name", name: socketName } };
 }

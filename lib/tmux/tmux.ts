@@ -3,7 +3,7 @@
 // tmux cannot silently talk to the tmux it happens to live in. Every client runs with `-u`:
 // MCP clients start servers without a locale, and a tmux client that does not believe in UTF-8
 // prints tabs and non-ASCII in `-F` output as `_`, which no parser can undo.
-import { concatBytes } from "../bytes.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 export type SocketChoice = { kind: "default" } | { kind: "name"; name: string } | {
   kind: "path";

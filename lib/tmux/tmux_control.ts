@@ -16,10 +16,10 @@ import {
   TmuxNotAnswering,
   type TmuxResult,
 } from "./tmux.ts";
-import { exactReads } from "../exact_reads.ts";
-import { randomHex } from "../ids.ts";
-import { delay } from "../delay.ts";
-import { concatBytes } from "../bytes.ts";
+import { exactReads } from "../util/exact_reads.ts";
+import { randomHex } from "../util/ids.ts";
+import { delay } from "../util/delay.ts";
+import { concatBytes } from "../util/bytes.ts";
 import { OutputSpotter } from "./output_spotter.ts";
 
 /** A connection nobody used for this long is closed, so a person sees it only while it works. */

@@ -15,7 +15,7 @@ import {
   string,
   toolInput,
 } from "../mcp/json_schema.ts";
-import type { ServerContext } from "../mcp/server_context.ts";
+import type { ServerContext } from "./context.ts";
 import {
   clientFor,
   describe,
@@ -46,7 +46,7 @@ import {
   UNSUPPORTED_PATTERN,
   WINDOW_ID,
 } from "./toolkit.ts";
-import { lineFinder, pacer } from "../line_patterns.ts";
+import { lineFinder, pacer } from "../util/line_patterns.ts";
 
 export const MAX_LISTED = 1000;
 

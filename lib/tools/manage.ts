@@ -2,7 +2,7 @@
 // focus, sizes, layouts, titles) without supplying input to any program. New objects start the
 // user's default shell and nothing else; running something is the execute toolset's job.
 import { boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
-import type { ServerContext } from "../mcp/server_context.ts";
+import type { ServerContext } from "./context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
 import {

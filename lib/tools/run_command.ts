@@ -19,8 +19,8 @@ import {
   snapshot,
 } from "../tmux/capture.ts";
 import { containsCaller } from "../tmux/caller.ts";
-import { randomHex } from "../ids.ts";
-import { shellQuote } from "../shell_quote.ts";
+import { randomHex } from "../util/ids.ts";
+import { shellQuote } from "../util/shell_quote.ts";
 import {
   boolean,
   enumOf,
@@ -32,7 +32,7 @@ import {
   string,
   toolInput,
 } from "../mcp/json_schema.ts";
-import type { ServerContext, ToolExtra } from "../mcp/server_context.ts";
+import type { ServerContext, ToolExtra } from "./context.ts";
 import { clientFor } from "../tmux/targets.ts";
 import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";

@@ -4,7 +4,7 @@
 // window, session or server would end the session that asked.
 import { containsCaller } from "../tmux/caller.ts";
 import { object, string } from "../mcp/json_schema.ts";
-import type { ServerContext } from "../mcp/server_context.ts";
+import type { ServerContext } from "./context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import type { TmuxClient } from "../tmux/tmux.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";

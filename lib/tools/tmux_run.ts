@@ -5,7 +5,7 @@
 // that run_outcome.ts turns into `{code, delivery, effects}`.
 import { type Interruption, runScript } from "../run/run_machine.ts";
 import { failurePayload, RunFailure } from "../run/run_outcome.ts";
-import { sha256Hex } from "../ids.ts";
+import { sha256Hex } from "../util/ids.ts";
 import {
   constant,
   integer,
@@ -15,8 +15,8 @@ import {
   string,
   toolInput,
 } from "../mcp/json_schema.ts";
-import { schemas } from "../mcp/schemas.ts";
-import type { ServerContext, ToolDefinition, ToolExtra } from "../mcp/server_context.ts";
+import { schemas, TMUX_RUN_FIELD_HINTS } from "../run/contract.ts";
+import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
 import type { ToolPayload } from "../mcp/tool_result.ts";
 import {
   DEFAULT_OUTPUT_LIMIT,
@@ -72,6 +72,7 @@ export const tmuxRunTool: ToolDefinition = {
     "For a pane that is not enrolled use run_command; for keystrokes into a program use " +
     "send_keys.",
   inputSchema: schemas.tmuxRunInput,
+  fieldHints: TMUX_RUN_FIELD_HINTS,
   outputSchema: schemas.tmuxRunOutput,
   annotations: {
     readOnlyHint: false,

@@ -14,7 +14,7 @@ import {
   toolInput,
 } from "../mcp/json_schema.ts";
 import { inputProblems, isValid } from "../mcp/schemas.ts";
-import type { ServerContext, ToolDefinition, ToolExtra } from "../mcp/server_context.ts";
+import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 import { TmuxNotAnswering } from "../tmux/tmux.ts";
 

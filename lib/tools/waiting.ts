@@ -26,7 +26,7 @@ import {
   string,
   toolInput,
 } from "../mcp/json_schema.ts";
-import type { ServerContext, ToolExtra } from "../mcp/server_context.ts";
+import type { ServerContext, ToolExtra } from "./context.ts";
 import { clientFor } from "../tmux/targets.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
@@ -43,7 +43,7 @@ import {
   UNSUPPORTED_PATTERN,
 } from "./toolkit.ts";
 import { watchOutput } from "../tmux/tmux_control.ts";
-import { type LineFinder, lineFinder, type LineMatch, pacer } from "../line_patterns.ts";
+import { type LineFinder, lineFinder, type LineMatch, pacer } from "../util/line_patterns.ts";
 
 const POLL_MS = 100;
 

@@ -31,7 +31,7 @@ import {
   type Task,
   type TaskStatus,
 } from "../../deps.ts";
-import { isJsonObject } from "../../json_object.ts";
+import { isJsonObject } from "../../util/json_object.ts";
 import {
   POLL_INTERVAL_MS,
   TaskAlreadyFinished,

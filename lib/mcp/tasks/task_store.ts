@@ -12,7 +12,7 @@
 // for none), and a working task is never forgotten before its run ends: expiry is checked on
 // every access against the injected clock, so no timer outlives the store.
 import type { CallToolResult, TaskStatus } from "../../deps.ts";
-import { randomHex } from "../../ids.ts";
+import { randomHex } from "../../util/ids.ts";
 
 export const MAX_TASKS = 64;
 export const MAX_TTL_MS = 60 * 60 * 1000;

@@ -2,7 +2,7 @@
 // forms a parsed line is, so that a line the SDK would drop in silence (not JSON-RPC, params
 // that are not an object) is answered here, before the SDK sees it.
 import type { JSONRPCMessage } from "../../deps.ts";
-import { isJsonObject } from "../../json_object.ts";
+import { isJsonObject } from "../../util/json_object.ts";
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;

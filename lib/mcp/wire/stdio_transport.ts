@@ -15,10 +15,10 @@ import {
   jsonRpcMessageOf,
   PARSE_ERROR,
 } from "./json_rpc.ts";
-import { concatBytes } from "../../bytes.ts";
+import { concatBytes } from "../../util/bytes.ts";
 import { LineWriter } from "./line_writer.ts";
 import { errorLine } from "./error_lines.ts";
-import { isJsonObject } from "../../json_object.ts";
+import { isJsonObject } from "../../util/json_object.ts";
 
 /** The SDK's read buffer, kept as our limit: the longest line (in bytes) read as a message. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;

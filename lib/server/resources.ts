@@ -4,7 +4,7 @@
 // matching tool can never disagree.
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from "../deps.ts";
 import { registerPrompts } from "./prompts.ts";
-import type { ServerContext, ToolDefinition } from "./server_context.ts";
+import type { ServerContext, ToolDefinition } from "../tools/context.ts";
 import {
   capturePaneTool,
   getPaneInfoTool,

@@ -5,7 +5,7 @@
 // which could be a value pasted into the wrong place, is not shown.
 import { UsageError } from "./config.ts";
 import type { Config } from "./config.ts";
-import type { ToolDefinition, Toolset } from "./server_context.ts";
+import type { ToolDefinition, Toolset } from "../tools/context.ts";
 import { tmuxCapabilitiesTool } from "../tools/tmux_capabilities.ts";
 import { tmuxRunTool } from "../tools/tmux_run.ts";
 import { INSPECT_TOOLS } from "../tools/inspect.ts";

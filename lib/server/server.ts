@@ -15,33 +15,33 @@ import {
   serveStdio as serveEitherEra,
   type Tool,
 } from "../deps.ts";
-import { StdioLineTransport } from "./wire/stdio_transport.ts";
+import { StdioLineTransport } from "../mcp/wire/stdio_transport.ts";
 import { type Caller, callerFromEnvironment } from "../tmux/caller.ts";
 import { Enrollments } from "../run/enrollment.ts";
 import { openServerDirectory } from "../run/server_record.ts";
 import { enrollCommandLine } from "../cli/in_pane.ts";
 import { helperPerlMissing } from "../cli/prerequisites.ts";
-import { randomHex } from "../ids.ts";
+import { randomHex } from "../util/ids.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
-import { inputProblems, isValid } from "./schemas.ts";
-import type { ServerContext, ToolDefinition, ToolExtra } from "./server_context.ts";
+import { inputProblems, isValid } from "../mcp/schemas.ts";
+import type { ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
 import type { RunHooks } from "../run/run_machine.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
 import { closeControlConnections } from "../tmux/tmux_control.ts";
 import { TempFiles } from "../tmux/temp_files.ts";
-import { POLICY_DENIED, refusal, toCallToolResult } from "./tool_result.ts";
+import { POLICY_DENIED, refusal, toCallToolResult } from "../mcp/tool_result.ts";
 import helperScript from "../../helper.sh" with { type: "text" };
 import { helperProgram } from "../run/helper_program.ts";
-import { VERSION } from "../version.ts";
-import { delay } from "../delay.ts";
-import { TaskStore, TaskStoreFull } from "./tasks/task_store.ts";
+import { VERSION } from "../util/version.ts";
+import { delay } from "../util/delay.ts";
+import { TaskStore, TaskStoreFull } from "../mcp/tasks/task_store.ts";
 import {
   createdTaskResult,
   LEGACY_TASKS_CAPABILITY,
   registerTaskMethods,
   taskRequestOf,
   TASKS_EXTENSION,
-} from "./tasks/task_methods.ts";
+} from "../mcp/tasks/task_methods.ts";
 
 export class StartupError extends Error {}
 
@@ -247,7 +247,8 @@ async function callTool(
     return toCallToolResult(refusal("closed", "the server is shutting down"));
   }
   if (!isValid(tool.inputSchema, args)) {
-    const problems = inputProblems(tool.inputSchema, args) ?? "they do not match the schema";
+    const problems = inputProblems(tool.inputSchema, args, tool.fieldHints) ??
+      "they do not match the schema";
     return toCallToolResult(refusal("invalid_input", `invalid arguments: ${problems}`));
   }
   return toCallToolResult(await tool.handle(context, args, extra));

@@ -5,7 +5,7 @@
 // linear in the line; it has no lookahead and no backreferences, and a pattern that needs them
 // is refused rather than matched with another meaning. Literal text stays on RegExp: an escaped
 // literal cannot backtrack. Matching many lines hands the event loop back every SLICE_MS.
-import { loadRe2js } from "./deps.ts";
+import { loadRe2js } from "../deps.ts";
 
 /** Where a line matched: the UTF-16 index of the match and its text. */
 export type LineMatch = { index: number; text: string };

@@ -1,14 +1,13 @@
 // What every tool handler may rely on: the configuration read at startup, the one tmux client
 // this server is bound to, its generation, and the enrollments. Tools are plain definitions
 // over this context, so the server wiring, the tests and the benchmark all use the same code.
-import type { Config } from "./config.ts";
 import type { Enrollments } from "../run/enrollment.ts";
 import type { RunHooks } from "../run/run_machine.ts";
-import type { JsonSchema } from "./schemas.ts";
+import type { FieldHints, JsonSchema } from "../mcp/schemas.ts";
 import type { Caller } from "../tmux/caller.ts";
 import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";
 import type { TempFiles } from "../tmux/temp_files.ts";
-import type { ToolPayload } from "./tool_result.ts";
+import type { ToolPayload } from "../mcp/tool_result.ts";
 
 export type Toolset = "inspect" | "manage" | "execute" | "teardown";
 
@@ -17,8 +16,19 @@ export type Toolset = "inspect" | "manage" | "execute" | "teardown";
  * owner behind it (the runs in flight are `enrollments.runs`; `closing` is ended by the
  * server's close).
  */
+/**
+ * The settings tools read, as the command line and environment gave them (lib/server/config.ts
+ * parses them; its Config has these and more).
+ */
+export type ToolSettings = {
+  enrollmentSeconds: number;
+  runTimeoutSeconds: number;
+  maxResponseBytes: number;
+  waitMaxSeconds: number;
+};
+
 export type ServerContext = {
-  readonly config: Readonly<Config>;
+  readonly config: Readonly<ToolSettings>;
   readonly tmux: TmuxClient;
   readonly tmuxVersion: TmuxVersion | null;
   readonly generation: string;
@@ -50,6 +60,8 @@ export type ToolDefinition = {
   toolset: Toolset | null;
   description: string;
   inputSchema: JsonSchema;
+  /** What input fields mean, for a schema that does not describe them (tmux_run's contract). */
+  fieldHints?: FieldHints;
   outputSchema: JsonSchema;
   annotations: {
     readOnlyHint: boolean;
