@@ -8,7 +8,9 @@ import type { Config } from "./config.ts";
 import type { ToolDefinition, Toolset } from "../tools/context.ts";
 import { tmuxCapabilitiesTool } from "../tools/tmux_capabilities.ts";
 import { tmuxRunTool } from "../tools/tmux_run.ts";
-import { INSPECT_TOOLS } from "../tools/inspect.ts";
+import { LISTING_TOOLS } from "../tools/listing.ts";
+import { SCREEN_TOOLS } from "../tools/screen.ts";
+import { showOptionsTool } from "../tools/options.ts";
 import { WAITING_TOOLS } from "../tools/waiting.ts";
 import { runCommandTool } from "../tools/run_command.ts";
 import { TEARDOWN_TOOLS } from "../tools/teardown.ts";
@@ -20,7 +22,9 @@ const DEFAULT_TOOLSETS: Toolset[] = ["inspect", "manage", "execute"];
 
 export const CATALOG: ToolDefinition[] = [
   tmuxCapabilitiesTool,
-  ...INSPECT_TOOLS,
+  ...LISTING_TOOLS,
+  ...SCREEN_TOOLS,
+  showOptionsTool,
   ...WAITING_TOOLS,
   ...MANAGE_TOOLS,
   runCommandTool,

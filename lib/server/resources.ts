@@ -5,12 +5,8 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from "../deps.ts";
 import { registerPrompts } from "./prompts.ts";
 import type { ServerContext, ToolDefinition } from "../tools/context.ts";
-import {
-  capturePaneTool,
-  getPaneInfoTool,
-  listSessionsTool,
-  listWindowsTool,
-} from "../tools/inspect.ts";
+import { getPaneInfoTool, listSessionsTool, listWindowsTool } from "../tools/listing.ts";
+import { capturePaneTool } from "../tools/screen.ts";
 
 type View = { tool: ToolDefinition; args: Record<string, unknown>; mimeType: string };
 

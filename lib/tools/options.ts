@@ -1,0 +1,94 @@
+// show_options, read-only: tmux's options at one scope, one name or all, bounded like every
+// listing. It never expands a format, so no option's value can run a command.
+import { array, boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
+import { clientFor, sessionTarget, tmuxCall } from "../tmux/targets.ts";
+import { refusal, success } from "../mcp/tool_result.ts";
+import {
+  defineTool,
+  PANE_ID,
+  READ_ONLY,
+  rows,
+  SESSION_ID,
+  SESSION_NAME,
+  SOCKET_NAME,
+  tail,
+  toolOutput,
+  WINDOW_ID,
+} from "./toolkit.ts";
+
+const SHOW_OPTIONS_INPUT = toolInput(["scope"], {
+  scope: enumOf(["server", "session", "window", "pane"], {
+    description: "which options: server, session, window or pane (then give " +
+      "session_id/session_name, window_id or pane_id, or global: true)",
+  }),
+  global: boolean({
+    description: "the global value for the scope instead of one object's (default false)",
+  }),
+  name: string({
+    maxLength: 128,
+    pattern: "^@?[A-Za-z0-9_-]+(\\[[0-9]+\\])?$",
+    description: "one option's name, e.g. history-limit or @my-option, at most 128 characters; " +
+      "default: every option of the scope",
+  }),
+  session_id: SESSION_ID,
+  session_name: SESSION_NAME,
+  window_id: WINDOW_ID,
+  pane_id: PANE_ID,
+  socket_name: SOCKET_NAME,
+});
+
+const SHOW_OPTIONS_OUTPUT = toolOutput(
+  object(["options", "truncated"], {
+    options: array({ items: object(["name", "value"], { name: string(), value: string() }) }),
+    truncated: integer({ minimum: 0 }),
+  }),
+);
+
+export const showOptionsTool = defineTool({
+  name: "show_options",
+  title: "Show tmux options",
+  toolset: "inspect",
+  description:
+    "Show tmux options for the server, a session, a window or a pane (or their global values), " +
+    "optionally one option by name. To see a pane's size or process use get_pane_info.",
+  inputSchema: SHOW_OPTIONS_INPUT,
+  outputSchema: SHOW_OPTIONS_OUTPUT,
+  annotations: READ_ONLY,
+  handle: async (context, a) => {
+    const client = clientFor(context, a.socket_name);
+    const flags: string[] = [];
+    if (a.scope === "server") flags.push("-s");
+    else if (a.global) {
+      flags.push(a.scope === "session" ? "-g" : a.scope === "window" ? "-gw" : "-gp");
+    } else {
+      // show-options resolves -t as a pane, where only `=name:` (or `$N:`) names a session.
+      const session = sessionTarget(a);
+      const target = a.scope === "session"
+        ? session && `${session}:`
+        : a.scope === "window"
+        ? a.window_id
+        : a.pane_id;
+      if (!target) return MISSING_TARGET;
+      flags.push(a.scope === "window" ? "-w" : a.scope === "pane" ? "-p" : "", "-t", target);
+    }
+    const out = await tmuxCall(client, [
+      "show-options",
+      ...flags.filter((flag) => flag !== ""),
+      ...(a.name ? [a.name] : []),
+    ]);
+    if (!out.ok) return out.payload;
+    const options = rows(out.value).map((line) => {
+      const space = line.indexOf(" ");
+      return space < 0
+        ? { name: line, value: "" }
+        : { name: line.slice(0, space), value: line.slice(space + 1) };
+    });
+    const { items, truncated } = tail(options);
+    return success({ options: items, truncated });
+  },
+});
+
+const MISSING_TARGET = refusal(
+  "invalid_input",
+  "name the object for this scope: session_id or session_name, window_id, or pane_id",
+);

@@ -1,0 +1,165 @@
+// The read-only tools that read what panes show: one pane's text (capture_pane) and a search
+// across panes (search_panes). Every capture is bounded, keeping the tail; a regex runs in time
+// linear in the line (lib/util/line_patterns.ts).
+import { bounded, DEFAULT_MAX_LINES, snapshot } from "../tmux/capture.ts";
+import { array, boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
+import {
+  clientFor,
+  describeThen,
+  isNotAnswering,
+  resolveSession,
+  tmuxCall,
+} from "../tmux/targets.ts";
+import { success } from "../mcp/tool_result.ts";
+import {
+  defineTool,
+  INVALID_PATTERN,
+  MAX_LINES,
+  PANE_ID,
+  READ_ONLY,
+  RESULT_IDS,
+  rows,
+  SESSION_ID,
+  SESSION_NAME,
+  SOCKET_NAME,
+  toolOutput,
+  UNSUPPORTED_PATTERN,
+} from "./toolkit.ts";
+import { lineFinder, pacer } from "../util/line_patterns.ts";
+
+const CAPTURE_PANE_INPUT = toolInput(["pane_id"], {
+  pane_id: PANE_ID,
+  socket_name: SOCKET_NAME,
+  start: integer({
+    minimum: -1000000,
+    maximum: 10000,
+    description: "first line to capture: 0 is the top of the visible screen, negative numbers " +
+      "reach into history (-100 is 100 lines up); -1000000 to 10000; default: the top of the " +
+      "screen",
+  }),
+  end: integer({
+    minimum: -1000000,
+    maximum: 10000,
+    description: "last line to capture, numbered like start, -1000000 to 10000; default: the " +
+      "bottom of the screen",
+  }),
+  max_lines: MAX_LINES,
+});
+
+const CAPTURE_PANE_OUTPUT = toolOutput(
+  object(["text", "encoding", "truncated_lines", "truncated_bytes"], {
+    text: string(),
+    encoding: enumOf(["utf-8", "utf-8-escaped"]),
+    truncated_lines: integer({ minimum: 0 }),
+    truncated_bytes: integer({ minimum: 0 }),
+  }),
+);
+
+export const capturePaneTool = defineTool({
+  name: "capture_pane",
+  title: "Capture pane text",
+  toolset: "inspect",
+  description:
+    "The text of one pane: the visible screen, or a line range (negative lines are history). " +
+    "Bounded, keeping the tail. To see only what is new since your last look use " +
+    "capture_since; to wait for some text to appear use wait_for_text.",
+  inputSchema: CAPTURE_PANE_INPUT,
+  outputSchema: CAPTURE_PANE_OUTPUT,
+  annotations: READ_ONLY,
+  handle: async (context, a) => {
+    const client = clientFor(context, a.socket_name);
+    const range = [
+      ...(a.start === undefined ? [] : ["-S", String(a.start)]),
+      ...(a.end === undefined ? [] : ["-E", String(a.end)]),
+    ];
+    // One tmux invocation checks that the pane exists and captures it.
+    const capture = ["capture-pane", "-p", "-J", "-t", a.pane_id, ...range];
+    const out = await describeThen(client, a.pane_id, "#{pane_id}", "", capture);
+    if (!out.ok) return out.payload;
+    const lines = out.value.output.replace(/\n$/, "").split("\n").map((line) => line.trimEnd());
+    return success(bounded(lines, a.max_lines ?? DEFAULT_MAX_LINES));
+  },
+});
+
+const SEARCH_PANES_INPUT = toolInput(["pattern"], {
+  pattern: string({
+    minLength: 1,
+    maxLength: 1024,
+    description: "text to look for in each line of every pane's screen and history, 1 to 1024 " +
+      "characters",
+  }),
+  regex: boolean({
+    description: "treat pattern as a JavaScript regular expression tested on each line, in " +
+      "linear time: no lookahead or backreferences (default false: literal text)",
+  }),
+  session_id: SESSION_ID,
+  session_name: SESSION_NAME,
+  socket_name: SOCKET_NAME,
+  max_matches: integer({
+    minimum: 1,
+    maximum: 1000,
+    description: "stop after this many matching lines; 1 to 1000, default 100",
+  }),
+});
+
+const SEARCH_PANES_OUTPUT = toolOutput(
+  object(["matches", "panes_searched", "truncated"], {
+    matches: array({
+      items: object(["pane_id", "line", "text"], {
+        pane_id: RESULT_IDS.pane_id,
+        line: integer(),
+        text: string(),
+      }),
+    }),
+    panes_searched: integer({ minimum: 0 }),
+    truncated: boolean(),
+  }),
+);
+
+export const searchPanesTool = defineTool({
+  name: "search_panes",
+  title: "Search pane text",
+  toolset: "inspect",
+  description:
+    "Find which panes show some text (screen and history), on the whole server or in one " +
+    "session. Returns matching lines. To wait for text that has not appeared yet use " +
+    "wait_for_text; to read one pane use capture_pane.",
+  inputSchema: SEARCH_PANES_INPUT,
+  outputSchema: SEARCH_PANES_OUTPUT,
+  annotations: READ_ONLY,
+  handle: async (context, a) => {
+    const find = await lineFinder(a.pattern, { regex: a.regex ?? false, ignoreCase: false });
+    if (find === "invalid") return INVALID_PATTERN;
+    if (find === "unsupported") return UNSUPPORTED_PATTERN;
+    const client = clientFor(context, a.socket_name);
+    let scope = ["-a"];
+    if (a.session_id !== undefined || a.session_name !== undefined) {
+      const session = await resolveSession(client, a);
+      if (!session.ok) return session.payload;
+      scope = ["-s", "-t", session.value];
+    }
+    const listed = await tmuxCall(client, ["list-panes", ...scope, "-F", "#{pane_id}"]);
+    if (!listed.ok) return listed.payload;
+    const limit = a.max_matches ?? 100;
+    const matches: { pane_id: string; line: number; text: string }[] = [];
+    let truncated = false;
+    const panes = rows(listed.value);
+    const pace = pacer();
+    for (const paneId of panes) {
+      const shot = await snapshot(client, context.tempFiles, paneId);
+      // A server that stopped answering would leave every next pane waiting just as long.
+      if (!shot.ok && isNotAnswering(shot)) return shot.payload;
+      if (!shot.ok) continue;
+      const origin = shot.value.historySize;
+      for (const [index, text] of shot.value.lines.entries()) {
+        await pace();
+        if (!find(text)) continue;
+        if (matches.length >= limit) truncated = true;
+        else matches.push({ pane_id: paneId, line: index - origin, text: text.trimEnd() });
+      }
+    }
+    return success({ matches, panes_searched: panes.length, truncated });
+  },
+});
+
+export const SCREEN_TOOLS = [capturePaneTool, searchPanesTool];
