@@ -19,7 +19,11 @@ type Raw = {
 };
 
 /** The server as its own process, on a socket with no tmux server, spoken to in raw lines. */
-async function withRawServer(env: Record<string, string>, fn: (raw: Raw) => Promise<void>) {
+async function withRawServer(
+  env: Record<string, string>,
+  fn: (raw: Raw) => Promise<void>,
+  protocolVersion = "2025-06-18",
+) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", "--quiet", MAIN, "--socket-name", `absent-${randomHex(6)}`],
     env: clientEnvironment(env),
@@ -62,7 +66,7 @@ async function withRawServer(env: Record<string, string>, fn: (raw: Raw) => Prom
   };
   try {
     const init = await request(0, "initialize", {
-      protocolVersion: "2025-06-18",
+      protocolVersion,
       capabilities: {},
       clientInfo: { name: "raw", version: "1" },
     });
@@ -159,3 +163,31 @@ Deno.test("a line over 10 MiB with no id ends the server with a stderr line and 
     assert.equal(code, 1);
     assert.match(stderr, /longer than 10485760 bytes arrived with no id/);
   }));
+
+Deno.test("a batch after 2025-03-26 is answered as one array; on later revisions it is refused", async () => {
+  await withRawServer({}, async ({ send, next }) => {
+    await send([
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      {
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: 1, progress: 1 },
+      },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "no_such_tool" } },
+      { jsonrpc: "2.0", id: 3, method: "ping", params: [] },
+    ]);
+    const answers = await next();
+    assert.ok(Array.isArray(answers), JSON.stringify(answers));
+    const byId = new Map(answers.map((answer: Payload) => [answer.id, answer]));
+    assert.deepEqual([...byId.keys()].sort(), [1, 2, 3]);
+    assert.ok("result" in byId.get(1));
+    assert.equal(byId.get(2).error.code, -32602);
+    assert.equal(byId.get(3).error.code, -32602);
+  }, "2025-03-26");
+  await withRawServer({}, async ({ send, next }) => {
+    await send([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
+    const refused = await next();
+    assertError(refused, null, -32600);
+    assert.match(refused.error.message, /2025-03-26 only/);
+  }, "2025-11-25");
+});

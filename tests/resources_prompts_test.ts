@@ -36,6 +36,12 @@ Deno.test("with no tools selected, resources read tmux and prompts answer", () =
       assert.match(textOf(content.contents[0]), /lab#/);
       await assert.rejects(s.client.readResource({ uri: "tmux://panes/%2599/content" }));
       await assert.rejects(s.client.readResource({ uri: "tmux://elsewhere" }));
+      await assert.rejects(
+        s.client.readResource({ uri: "tmux://sessions/a.b/windows" }),
+        (error: { code?: number; message?: string }) =>
+          error.code === -32602 && /session_name/.test(error.message ?? ""),
+        "a URI whose session name the tool refuses is invalid params, naming the field",
+      );
       const prompts = await s.client.listPrompts();
       assert.deepEqual(prompts.prompts.map((p: { name: string }) => p.name).sort(), [
         "diagnose_failing_pane",

@@ -89,7 +89,12 @@ export function registerResourcesAndPrompts(mcp: Server, context: ServerContext)
     if (!payload.ok) {
       const missing = payload.error.code === "not_found" || payload.error.code === "no_server";
       if (missing) throw new ResourceNotFoundError(uri, payload.error.message);
-      throw new ProtocolError(ProtocolErrorCode.InternalError, payload.error.message);
+      // A URI that names its object in a form the tool refuses (a session name with a dot) is
+      // the request's fault, not the server's.
+      const code = payload.error.code === "invalid_input"
+        ? ProtocolErrorCode.InvalidParams
+        : ProtocolErrorCode.InternalError;
+      throw new ProtocolError(code, payload.error.message);
     }
     const text = view.mimeType === "text/plain"
       ? textOf(payload.data)

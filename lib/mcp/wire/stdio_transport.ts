@@ -18,6 +18,7 @@ import {
 import { concatBytes } from "../../util/bytes.ts";
 import { LineWriter } from "./line_writer.ts";
 import { errorLine } from "./error_lines.ts";
+import { type Answer, BATCH_REVISION, Batches } from "./batches.ts";
 import { isJsonObject } from "../../util/json_object.ts";
 
 /** The SDK's read buffer, kept as our limit: the longest line (in bytes) read as a message. */
@@ -121,6 +122,7 @@ export class StdioLineTransport implements Transport {
   #onUnanswerable: () => void;
   #closed = false;
   #lines = new LineWriter((bytes) => Deno.stdout.write(bytes));
+  #batches = new Batches();
 
   constructor(options: { onUnanswerable: () => void }) {
     this.#onUnanswerable = options.onUnanswerable;
@@ -149,18 +151,22 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if ("error" in message) {
-      // The SDK's refusals can be a multi-line dump of its schema errors: one bounded line.
-      return this.#write({
-        ...message,
-        error: { ...message.error, ...errorLine(message.error) },
-      });
-    }
-    return this.#write(message);
+    this.#batches.observe(message);
+    // The SDK's refusals can be a multi-line dump of its schema errors: one bounded line.
+    const sent = "error" in message
+      ? { ...message, error: { ...message.error, ...errorLine(message.error) } }
+      : message;
+    const batch = this.#batches.hold(sent);
+    if (batch === undefined) return this.#write(sent);
+    return batch === null ? Promise.resolve() : this.#writeArray(batch);
   }
 
   #write(message: JSONRPCMessage | ErrorReply): Promise<void> {
     return this.#lines.write([`${JSON.stringify(message)}\n`]);
+  }
+
+  #writeArray(messages: Answer[]): Promise<void> {
+    return this.#lines.write([`${JSON.stringify(messages)}\n`]);
   }
 
   #onerror = (error: Error) => this.onerror?.(error);
@@ -207,27 +213,63 @@ export class StdioLineTransport implements Transport {
     } catch {
       return this.#reply(null, PARSE_ERROR, "the line is not JSON");
     }
+    if (Array.isArray(json)) return this.#takeBatch(json);
     if (!isJsonObject(json)) {
       return this.#reply(null, INVALID_REQUEST, "a message must be one JSON object");
     }
+    const taken = this.#take(json);
+    if (taken === null) return;
+    if ("pass" in taken) this.onmessage?.(taken.pass);
+    else this.#write(taken.answer).catch((error) => this.onerror?.(error));
+  }
+
+  /**
+   * `json` as the message to hand on, or the error that answers it instead, or null when it is
+   * a malformed notification, which has nothing to answer.
+   */
+  #take(json: Record<string, unknown>): { pass: JSONRPCMessage } | { answer: ErrorReply } | null {
     const message = jsonRpcMessageOf(json);
-    if (typeof message !== "string") {
-      this.onmessage?.(message);
-      return;
-    }
+    if (typeof message !== "string") return { pass: message };
     const id = readableId(json);
-    // A malformed notification has nothing to answer; a message with neither a method nor an
-    // id is an invalid request whose id cannot be read, answered with a null id (JSON-RPC 2.0).
+    // A message with neither a method nor an id is an invalid request whose id cannot be read,
+    // answered with a null id (JSON-RPC 2.0).
     if (id === undefined) {
-      if (!("method" in json)) {
-        this.#reply(null, INVALID_REQUEST, `not a JSON-RPC 2.0 message: ${message}`);
-      }
-      return;
+      return "method" in json
+        ? null
+        : { answer: errorReply(null, INVALID_REQUEST, notMessage(message)) };
     }
     if (hasMalformedParams(json)) {
-      return this.#reply(id, INVALID_PARAMS, "params must be a JSON object");
+      return { answer: errorReply(id, INVALID_PARAMS, "params must be a JSON object") };
     }
-    this.#reply(id, INVALID_REQUEST, `not a JSON-RPC 2.0 message: ${message}`);
+    return { answer: errorReply(id, INVALID_REQUEST, notMessage(message)) };
+  }
+
+  /** A batch: each member handed on alone, its requests' answers sent back as one array. */
+  #takeBatch(members: unknown[]): void {
+    if (!this.#batches.accepted) {
+      return this.#reply(
+        null,
+        INVALID_REQUEST,
+        `batches are part of MCP ${BATCH_REVISION} only; send one message per line`,
+      );
+    }
+    if (members.length === 0) return this.#reply(null, INVALID_REQUEST, "the batch is empty");
+    const messages: JSONRPCMessage[] = [];
+    const errors: ErrorReply[] = [];
+    for (const member of members) {
+      const taken = isJsonObject(member)
+        ? this.#take(member)
+        : { answer: errorReply(null, INVALID_REQUEST, "a batch member must be one JSON object") };
+      if (taken === null) continue;
+      if ("pass" in taken) messages.push(taken.pass);
+      else errors.push(taken.answer);
+    }
+    const ids = messages.flatMap((message) =>
+      "method" in message && "id" in message && message.id !== undefined ? [message.id] : []
+    );
+    const now = this.#batches.open(ids, errors);
+    if (now) this.#writeArray(now);
+    for (const message of messages) this.onmessage?.(message);
   }
 
   #refuseOversized(id: JsonRpcId | undefined): void {
@@ -248,9 +290,16 @@ export class StdioLineTransport implements Transport {
 
   /** An error for a message the session never sees; JSON-RPC answers an unreadable id with null. */
   #reply(id: JsonRpcId | null, code: number, message: string): void {
-    this.#write({ jsonrpc: "2.0", id, error: { code, message } })
-      .catch((error) => this.onerror?.(error));
+    this.#write(errorReply(id, code, message)).catch((error) => this.onerror?.(error));
   }
+}
+
+function errorReply(id: JsonRpcId | null, code: number, message: string): ErrorReply {
+  return { jsonrpc: "2.0", id, error: { code, message } };
+}
+
+function notMessage(reason: string): string {
+  return `not a JSON-RPC 2.0 message: ${reason}`;
 }
 
 /** A request (method and id) whose params is there but not an object. */
