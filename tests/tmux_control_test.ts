@@ -14,12 +14,8 @@ import {
   zshCommand,
 } from "./harness.ts";
 import { authorize } from "../lib/run/guard.ts";
-import {
-  closeControlConnections,
-  controlCall,
-  controlRun,
-  watchOutput,
-} from "../lib/tmux/tmux_control.ts";
+import { closeControlConnections, controlCall, controlRun } from "../lib/tmux/control_servers.ts";
+import { watchOutput } from "../lib/tmux/output_watch.ts";
 import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
 import { snapshot } from "../lib/tmux/capture.ts";
 import { TempFiles } from "../lib/tmux/temp_files.ts";

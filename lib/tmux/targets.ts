@@ -9,7 +9,7 @@ import {
   type TmuxClient,
   TmuxNotAnswering,
 } from "./tmux.ts";
-import { controlCall } from "./tmux_control.ts";
+import { controlCall } from "./control_servers.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 
 export type SessionArgs = { session_id?: string; session_name?: string };
