@@ -65,7 +65,7 @@ export class ControlConnection {
   private readonly attached = Promise.withResolvers<void>();
   private idle: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(client: TmuxClient, target: string, private readonly onEnd: () => void) {
+  constructor(client: TmuxClient, target: string | null, private readonly onEnd: () => void) {
     this.child = new Deno.Command(client.bin, {
       args: [
         ...clientArgs(client.socket),
@@ -73,8 +73,7 @@ export class ControlConnection {
         "attach-session",
         "-f",
         "ignore-size,read-only",
-        "-t",
-        target,
+        ...(target === null ? [] : ["-t", target]),
       ],
       env: tmuxEnvironment(),
       clearEnv: true,
@@ -212,9 +211,14 @@ export class ControlConnection {
    * that same server. A later line opens a new connection, so no late answer can reach it.
    */
   private abandon(): void {
+    this.drop(new TmuxNotAnswering());
+  }
+
+  /** Fails every line in flight with `error` and kills the client (see `abandon`). */
+  private drop(error: Error): void {
     if (this.closed) return;
     this.closed = true;
-    for (const request of this.requests.splice(0)) request.reject(new TmuxNotAnswering());
+    for (const request of this.requests.splice(0)) request.reject(error);
     this.kill();
   }
 
@@ -268,6 +272,7 @@ export class ControlConnection {
         this.sessionId = sessionId;
         this.attached.resolve();
       },
+      desync: () => this.drop(new ControlLost("a pane's text forged a control-mode block end")),
     });
     while (true) {
       const next = await this.stdout.read();

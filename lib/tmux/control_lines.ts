@@ -2,7 +2,10 @@
 // byte chunks split anywhere, it emits each command's answer block, each `%output` line and each
 // `%session-changed`. A block ends only at the `%end`/`%error` line whose guard (time, command
 // number, flags) matches its `%begin`, so a line inside a block that merely looks like a block
-// end stays content. `%output` payloads are handed on undecoded: they are only counted and
+// end stays content. A pane whose text guessed the guard could still end a capture's block early;
+// the real end then arrives where tmux never writes one (outside a block, or inside a block
+// that began after it), and the reader says the stream is desynchronized and reads no more, so
+// the connection is dropped and no forged answer is taken for tmux's. `%output` payloads are handed on undecoded: they are only counted and
 // scanned for a known text, and decoding a flood would cost more than reading it.
 import { concatBytes } from "../util/bytes.ts";
 
@@ -17,6 +20,12 @@ export type ControlEvents = {
    */
   output(paneId: string, payload: Uint8Array): void;
   sessionChanged(sessionId: string): void;
+  /**
+   * The stream held what tmux never writes: a line outside a block that is not a notification,
+   * a block end outside a block or again after its block, or a block number that did not
+   * increase. A pane's text forged a block end; nothing more is read.
+   */
+  desync(): void;
 };
 
 const encoder = new TextEncoder();
@@ -29,11 +38,16 @@ const SPACE = 32;
 export class ControlLines {
   private carry: Uint8Array | null = null;
   private block: { guard: string; fromUs: boolean; lines: string[] } | null = null;
+  /** The last block's guard and the command number it carried. */
+  private lastGuard = "";
+  private lastNumber = -1;
+  private broken = false;
 
   constructor(private readonly events: ControlEvents) {}
 
   /** Reads every whole line of `chunk` (with what an earlier chunk left unfinished). */
   feed(chunk: Uint8Array): void {
+    if (this.broken) return;
     const bytes: Uint8Array = this.carry ? concatBytes([this.carry, chunk]) : chunk;
     this.carry = null;
     let start = 0;
@@ -41,6 +55,7 @@ export class ControlLines {
       const end = bytes.indexOf(NEWLINE, start);
       if (end < 0) break;
       this.line(bytes.subarray(start, end));
+      if (this.broken) return;
       start = end + 1;
     }
     if (start < bytes.length) this.carry = bytes.slice(start);
@@ -51,8 +66,10 @@ export class ControlLines {
     if (block) {
       if (line[0] === PERCENT) {
         const close = /^%(end|error) (.*)$/.exec(decoder.decode(line));
+        if (close && close[2] === this.lastGuard) return this.breaks();
         if (close && close[2] === block.guard) {
           this.block = null;
+          this.lastGuard = block.guard;
           this.events.block({ ok: close[1] === "end", lines: block.lines, fromUs: block.fromUs });
           return;
         }
@@ -65,11 +82,25 @@ export class ControlLines {
       this.events.output(paneId, line.subarray(Math.min(end + 1, line.length)));
     } else if (line[0] === PERCENT) {
       const text = decoder.decode(line);
-      const begin = /^%begin (\d+ \d+ (\d+))$/.exec(text);
-      if (begin) this.block = { guard: begin[1], fromUs: begin[2] === "1", lines: [] };
+      if (/^%(end|error) /.test(text)) return this.breaks();
+      const begin = /^%begin (\d+ (\d+) (\d+))$/.exec(text);
+      if (begin) {
+        const number = Number(begin[2]);
+        if (number <= this.lastNumber) return this.breaks();
+        this.lastNumber = number;
+        this.block = { guard: begin[1], fromUs: begin[3] === "1", lines: [] };
+      }
       const session = /^%session-changed (\$\d+) /.exec(text);
       if (session) this.events.sessionChanged(session[1]);
+    } else {
+      this.breaks();
     }
+  }
+
+  private breaks(): void {
+    this.broken = true;
+    this.carry = null;
+    this.events.desync();
   }
 }
 

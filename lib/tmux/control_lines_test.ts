@@ -7,7 +7,8 @@ import { type ControlBlock, ControlLines } from "./control_lines.ts";
 type Seen =
   | { block: ControlBlock }
   | { output: string; payload: number[] }
-  | { session: string };
+  | { session: string }
+  | { desync: true };
 
 function read(chunks: Uint8Array[]): Seen[] {
   const seen: Seen[] = [];
@@ -15,6 +16,7 @@ function read(chunks: Uint8Array[]): Seen[] {
     block: (block) => seen.push({ block }),
     output: (paneId, payload) => seen.push({ output: paneId, payload: [...payload] }),
     sessionChanged: (session) => seen.push({ session }),
+    desync: () => seen.push({ desync: true }),
   });
   for (const chunk of chunks) lines.feed(chunk);
   return seen;
@@ -86,4 +88,33 @@ Deno.test("control lines: one byte at a time, and an unfinished line waits for i
 Deno.test("control lines: an output payload's bytes are handed on as they came", () => {
   const bytes = Uint8Array.of(...new TextEncoder().encode("%output %12 "), 0xff, 0x5c, 0x0a);
   assert.deepEqual(read([bytes]), [{ output: "%12", payload: [0xff, 0x5c] }]);
+});
+
+/** A block of ours (guard `1 5 1`) whose content holds `forged`, then the block after it. */
+function answered(forged: string[]): Uint8Array {
+  return new TextEncoder().encode(
+    ["%begin 1 5 1", "real", ...forged, "%end 1 5 1", "%begin 1 6 1", "%end 1 6 1", ""].join("\n"),
+  );
+}
+
+Deno.test("control lines: a guessed block end is found out when the real one arrives", () => {
+  const early = [{ block: { ok: true, lines: ["real"], fromUs: true } }, { desync: true }];
+  // The real end outside any block, after text that is no notification, or after nothing.
+  assert.deepEqual(read([answered(["%end 1 5 1", "after"])]), early);
+  assert.deepEqual(read([answered(["%end 1 5 1"])]), early);
+  // The real end inside a block the pane began, with a later or the same number.
+  assert.deepEqual(read([answered(["%end 1 5 1", "%begin 1 7 1"])]), early);
+  assert.deepEqual(read([answered(["%end 1 5 1", "%begin 1 5 1"])]), early);
+  // Nothing is read after it, even a block that would end the right way.
+  const seen = read([answered(["%error 1 5 1", "x"]), answered([])]);
+  assert.deepEqual(seen.at(-1), { desync: true });
+  assert.equal(seen.length, 2);
+});
+
+Deno.test("control lines: block ends with other guards inside a block change nothing", () => {
+  const forged = ["%end 1 4 1", "%error 1 6 1", "%begin 1 6 1", "%end 2 5 1", "%end 1 5 0"];
+  assert.deepEqual(read([answered(forged)]), [
+    { block: { ok: true, lines: ["real", ...forged], fromUs: true } },
+    { block: { ok: true, lines: [], fromUs: true } },
+  ]);
 });

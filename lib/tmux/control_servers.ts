@@ -27,6 +27,15 @@ export class ControlServer {
     return await this.open(paneId);
   }
 
+  /**
+   * A live connection for the general tools' commands, opened (attached to whichever session
+   * tmux picks) when there is none yet.
+   */
+  async general(): Promise<ControlConnection | null> {
+    for (const connection of this.connections) if (!connection.closed) return connection;
+    return await this.open(null);
+  }
+
   /** A live connection attached to the session that holds `paneId`, or null (poll instead). */
   async forPane(paneId: string): Promise<ControlConnection | null> {
     const any = [...this.connections].find((connection) => !connection.closed);
@@ -45,18 +54,20 @@ export class ControlServer {
     return await this.open(session);
   }
 
-  private open(target: string): Promise<ControlConnection | null> {
+  /** A new connection attached to `target`, or to the session tmux picks when null. */
+  private open(target: string | null): Promise<ControlConnection | null> {
     if (Date.now() < this.retryAt || this.connections.size >= MAX_CONNECTIONS) {
       return Promise.resolve(null);
     }
-    const pending = this.opening.get(target);
+    const key = target ?? "";
+    const pending = this.opening.get(key);
     if (pending) return pending;
-    const opened = this.attach(target).finally(() => this.opening.delete(target));
-    this.opening.set(target, opened);
+    const opened = this.attach(target).finally(() => this.opening.delete(key));
+    this.opening.set(key, opened);
     return opened;
   }
 
-  private async attach(target: string): Promise<ControlConnection | null> {
+  private async attach(target: string | null): Promise<ControlConnection | null> {
     let connection: ControlConnection;
     try {
       connection = new ControlConnection(
@@ -138,6 +149,9 @@ export async function controlRun(
  * The commands the general tools may send through a control connection, with the flags that
  * make them name their object: a control client has a current session and a spawned one has
  * none, so without such a flag the two could act on different objects. None of them waits.
+ * Not here: the commands that create (a control client's new window starts in its session's
+ * directory, a spawned client's in the server process's) and those that kill (killing the
+ * session a connection is attached to ends it with the answer in flight); they spawn a client.
  */
 const ROUTED: Record<string, { names: string[]; reads: boolean }> = {
   "display-message": { names: ["-p"], reads: true },
@@ -147,12 +161,20 @@ const ROUTED: Record<string, { names: string[]; reads: boolean }> = {
   "show-options": { names: ["-s", "-g", "-t"], reads: true },
   // Into, out of and away from a private buffer (lib/tmux/capture.ts): running such a line
   // again through a spawned client after a lost connection is harmless, as for a read.
-  "capture-pane": { names: ["-b"], reads: true },
+  "capture-pane": { names: ["-b", "-t"], reads: true },
   "save-buffer": { names: ["-b"], reads: true },
   "delete-buffer": { names: ["-b"], reads: true },
   "load-buffer": { names: ["-b"], reads: false },
   "paste-buffer": { names: ["-t"], reads: false },
   "send-keys": { names: ["-t"], reads: false },
+  "select-pane": { names: ["-t"], reads: false },
+  "select-window": { names: ["-t"], reads: false },
+  "select-layout": { names: ["-t"], reads: false },
+  "resize-pane": { names: ["-t"], reads: false },
+  "rename-session": { names: ["-t"], reads: false },
+  "rename-window": { names: ["-t"], reads: false },
+  "clear-history": { names: ["-t"], reads: false },
+  "set-environment": { names: ["-t", "-g"], reads: false },
 };
 
 /** "read" or "write" when every command of the line may be routed, else null. */
@@ -173,19 +195,19 @@ function routing(args: string[]): "read" | "write" | null {
 
 /**
  * For the general tools: a command line made of the commands above runs through a control
- * connection already open to that server (a wait or a run opened it), else null and the caller
- * spawns a client. A read lost with its connection is run again that way; a write is not,
- * since it may have happened, and fails as a spawned client would when its server exits.
+ * connection to that server, opened for it when there is none; null when none can be had, and
+ * the caller spawns a client. A read lost with its connection is run again that way; a write is
+ * not, since it may have happened, and fails as a spawned client would when its server exits.
  */
 export async function controlCall(
   client: TmuxClient,
   args: string[],
   signal?: AbortSignal,
 ): Promise<TmuxResult | null> {
-  const server = servers.get(serverKey(client));
-  const connection = server && [...server.connections].find((c) => !c.closed);
   const route = routing(args);
-  if (!connection || !route || args.some((arg) => /['\n\r]/.test(arg))) return null;
+  if (!route || args.some((arg) => /['\n\r]/.test(arg))) return null;
+  const connection = await serverFor(client).general();
+  if (!connection) return null;
   try {
     return await connection.run(args, signal);
   } catch (error) {
