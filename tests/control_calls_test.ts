@@ -83,3 +83,37 @@ Deno.test("capture_pane returns forged control-mode block ends as the pane's tex
       }
     })
   ));
+
+Deno.test("search_panes reads history only when asked, numbering lines as capture_pane does", () =>
+  withLab((lab) =>
+    withGeneral(lab, {}, async (s) => {
+      const other = (await lab.tmuxCmd("split-window", "-d", "-P", "-F", "#{pane_id}")).trim();
+      await lab.tmuxCmd("send-keys", "-t", lab.pane, "-l", "echo hay_$((6*7)); seq 1 300");
+      await lab.tmuxCmd("send-keys", "-t", lab.pane, "Enter");
+      await waitFor("the needle to scroll into history", async () => {
+        const screen = await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane);
+        return /^300$/m.test(screen);
+      });
+      const onScreen = await s.call("search_panes", { pattern: "^hay_\\d+$", regex: true });
+      assert.equal(onScreen.data.panes_searched, 2);
+      assert.deepEqual(onScreen.data.matches, [], "the needle is no longer on the screen");
+      const found = await s.call("search_panes", {
+        pattern: "^hay_\\d+$",
+        regex: true,
+        history: true,
+      });
+      assert.equal(found.data.matches.length, 1, JSON.stringify(found));
+      const [match] = found.data.matches;
+      assert.equal(match.pane_id, lab.pane);
+      assert.ok(match.line < 0, "a history line has a negative number");
+      const there = await s.call("capture_pane", {
+        pane_id: lab.pane,
+        start: match.line,
+        end: match.line,
+      });
+      assert.equal(there.data.text, "hay_42");
+      const visible = await s.call("search_panes", { pattern: "300" });
+      assert.deepEqual(visible.data.matches.map((m: { pane_id: string }) => m.pane_id), [lab.pane]);
+      assert.notEqual(other, lab.pane);
+    })
+  ));

@@ -155,10 +155,24 @@ export class ControlConnection {
    * one whose signal aborts fails with its reason but stays queued until its answer comes, so
    * answers are always matched to their lines in order.
    */
-  run(args: string[], signal?: AbortSignal): Promise<TmuxResult> {
+  async run(args: string[], signal?: AbortSignal): Promise<TmuxResult> {
+    const blocks = await this.runLines([args], signal);
+    const ok = blocks.every((block) => block.ok);
+    const text = (wanted: boolean) =>
+      blocks.filter((block) => block.ok === wanted).flatMap((block) => block.lines)
+        .map((l) => `${l}\n`).join("");
+    return { code: ok ? 0 : 1, stdout: text(true), stderr: text(false) };
+  }
+
+  /**
+   * Runs several command lines at one write and returns their answer blocks in order. Each line
+   * is its own command list for tmux, so one that fails does not stop the next; a line of one
+   * command answers exactly one block.
+   */
+  runLines(lines: string[][], signal?: AbortSignal): Promise<ControlBlock[]> {
     if (this.closed) return Promise.reject(new ControlLost("the control connection is closed"));
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const line = args.map(quote).join(" ");
+    const text = lines.map((args) => `${args.map(quote).join(" ")}\n`).join("");
     const sentinel = `${this.sentinelPrefix}${++this.sequence}`;
     this.touch();
     return new Promise<ControlBlock[]>((resolve, reject) => {
@@ -179,14 +193,8 @@ export class ControlConnection {
         reject(error);
       };
       // A line read before the attach completes would run without a session: wait for it.
-      this.attached.promise.then(() => this.writer.write(encoder.encode(`${line}\n${sentinel}\n`)))
+      this.attached.promise.then(() => this.writer.write(encoder.encode(`${text}${sentinel}\n`)))
         .catch(() => this.close());
-    }).then((blocks) => {
-      const ok = blocks.every((block) => block.ok);
-      const text = (wanted: boolean) =>
-        blocks.filter((block) => block.ok === wanted).flatMap((block) => block.lines)
-          .map((l) => `${l}\n`).join("");
-      return { code: ok ? 0 : 1, stdout: text(true), stderr: text(false) };
     });
   }
 

@@ -216,6 +216,35 @@ export async function controlCall(
   }
 }
 
+/**
+ * Several read-only command lines of one command each (routed as controlCall's), run at one
+ * write through the general control connection: one answer per line, in order, `ok` false for a
+ * line tmux refused. Null when no connection can be had or it ended with the lines in flight;
+ * the caller then runs them one by one another way.
+ */
+export async function controlReads(
+  client: TmuxClient,
+  lines: string[][],
+  signal?: AbortSignal,
+): Promise<{ ok: boolean; text: string }[] | null> {
+  if (lines.some((args) => routing(args) !== "read" || args.some((a) => /['\n\r]/.test(a)))) {
+    return null;
+  }
+  const connection = await serverFor(client).general();
+  if (!connection) return null;
+  try {
+    const blocks = await connection.runLines(lines, signal);
+    if (blocks.length !== lines.length) return null;
+    return blocks.map((block) => ({
+      ok: block.ok,
+      text: block.lines.map((line) => `${line}\n`).join(""),
+    }));
+  } catch (error) {
+    if (signal?.aborted || !(error instanceof ControlLost)) throw error;
+    return null;
+  }
+}
+
 /** Ends every control connection (the server is shutting down). */
 export async function closeControlConnections(): Promise<void> {
   const all = [...servers.values()];
