@@ -23,7 +23,7 @@ import {
 import { readIdentity } from "../lib/run/procfs.ts";
 import { runTmux } from "../lib/tmux/tmux.ts";
 import { sdkCost } from "./sdk_cost.ts";
-import { benchGeneralCalls } from "./general_calls.ts";
+import { benchGeneralCalls, benchSearch } from "./general_calls.ts";
 
 // The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
 const { values: options } = parseArgs({
@@ -377,7 +377,9 @@ type Results = {
   server: { idleRss: number; rss: number; peak: number; phases: Record<string, number> };
   helper: { atEnrollment: number; before: number; early: number; late: number; peak: number };
   control: Awaited<ReturnType<typeof controlCost>>;
-  general: Awaited<ReturnType<typeof benchGeneralCalls>>;
+  general: Awaited<ReturnType<typeof benchGeneralCalls>> & {
+    search_panes: Awaited<ReturnType<typeof benchSearch>>[];
+  };
   sdk: Awaited<ReturnType<typeof sdkCost>>;
 };
 
@@ -506,7 +508,13 @@ async function main(): Promise<void> {
         ...await helperMemory(helperPidOfPane, mcp, enrolled[1]),
       };
       const control = await controlCost(lab, mcp);
-      const general = await benchGeneralCalls(lab, mcp.call, TIMED);
+      const general = {
+        ...await benchGeneralCalls(lab, mcp.call, TIMED),
+        search_panes: [
+          await benchSearch(lab, mcp.call, 40, 40),
+          await benchSearch(lab, mcp.call, 100, 20),
+        ],
+      };
       const sdk = await sdkCost();
       report({
         run,

@@ -80,6 +80,37 @@ export async function benchGeneralCalls(lab: PrivateLab, call: Call, runs: numbe
   return { ms, ratio_p50_to_spawned_list_panes: ratios };
 }
 
+/**
+ * search_panes over `count` panes (each a shell's screen), p50 of `runs` and its ratio to one
+ * spawned `tmux list-panes` timed in the same rounds. The panes are made here and killed after.
+ */
+export async function benchSearch(lab: PrivateLab, call: Call, count: number, runs: number) {
+  const panes: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const printf = `printf 'line %s of pane ${i}\\n' $(seq 1 20); exec cat`;
+    panes.push(
+      (await lab.tmuxCmd("new-window", "-d", "-P", "-F", "#{pane_id}", printf)).trim(),
+    );
+  }
+  const spawned: number[] = [];
+  const search: number[] = [];
+  for (let i = -5; i < runs; i++) {
+    let start = performance.now();
+    await runTmux(lab.tmux, ["list-panes", "-F", "#{pane_id}"]);
+    if (i >= 0) spawned.push(performance.now() - start);
+    start = performance.now();
+    await checked(call, "search_panes", { pattern: "of pane 7" });
+    if (i >= 0) search.push(performance.now() - start);
+  }
+  for (const pane of panes) await lab.tmuxCmd("kill-pane", "-t", pane);
+  const ms = summarize(search);
+  return {
+    panes: count,
+    ms,
+    ratio_p50_to_spawned_list_panes: round(ms.p50 / percentile(spawned, 0.5)),
+  };
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({ options: { runs: { type: "string", default: "200" } } });
   const lab = await openLab({ prefix: "tmux-mcp-bench-general" });
@@ -92,6 +123,10 @@ if (import.meta.main) {
     };
     console.log(JSON.stringify({
       general_calls: await benchGeneralCalls(lab, call, Number(values.runs)),
+      search_panes: [
+        await benchSearch(lab, call, 40, 40),
+        await benchSearch(lab, call, 100, 20),
+      ],
     }));
   } finally {
     await client.close();
