@@ -23,6 +23,7 @@ import {
 import { readIdentity } from "../lib/run/procfs.ts";
 import { runTmux } from "../lib/tmux/tmux.ts";
 import { sdkCost } from "./sdk_cost.ts";
+import { benchGeneralCalls, benchSearch } from "./general_calls.ts";
 
 // The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
 const { values: options } = parseArgs({
@@ -376,6 +377,9 @@ type Results = {
   server: { idleRss: number; rss: number; peak: number; phases: Record<string, number> };
   helper: { atEnrollment: number; before: number; early: number; late: number; peak: number };
   control: Awaited<ReturnType<typeof controlCost>>;
+  general: Awaited<ReturnType<typeof benchGeneralCalls>> & {
+    search_panes: Awaited<ReturnType<typeof benchSearch>>[];
+  };
   sdk: Awaited<ReturnType<typeof sdkCost>>;
 };
 
@@ -421,6 +425,10 @@ function report(results: Results): void {
   console.log(
     `${c.connections} control connections; one tmux -C client: ${c.clientRssMiB} MiB RSS`,
   );
+  console.log(
+    `general calls, p50 as a ratio of one spawned tmux list-panes (${results.general.ms.spawned_list_panes.p50} ms): ` +
+      JSON.stringify(results.general.ratio_p50_to_spawned_list_panes),
+  );
   console.log(JSON.stringify({
     server_v8_flags: options["server-v8-flags"],
     tmux_run_true_ms: results.run,
@@ -452,6 +460,7 @@ function report(results: Results): void {
     },
     control_connections: c.connections,
     control_client_rss_mib: c.clientRssMiB,
+    general_calls: results.general,
     sdk_cost: results.sdk,
   }));
 }
@@ -499,6 +508,13 @@ async function main(): Promise<void> {
         ...await helperMemory(helperPidOfPane, mcp, enrolled[1]),
       };
       const control = await controlCost(lab, mcp);
+      const general = {
+        ...await benchGeneralCalls(lab, mcp.call, TIMED),
+        search_panes: [
+          await benchSearch(lab, mcp.call, 40, 40),
+          await benchSearch(lab, mcp.call, 100, 20),
+        ],
+      };
       const sdk = await sdkCost();
       report({
         run,
@@ -510,6 +526,7 @@ async function main(): Promise<void> {
         server: { idleRss, ...server, phases },
         helper,
         control,
+        general,
         sdk,
       });
     } finally {

@@ -14,12 +14,8 @@ import {
   zshCommand,
 } from "./harness.ts";
 import { authorize } from "../lib/run/guard.ts";
-import {
-  closeControlConnections,
-  controlCall,
-  controlRun,
-  watchOutput,
-} from "../lib/tmux/tmux_control.ts";
+import { closeControlConnections, controlCall, controlRun } from "../lib/tmux/control_servers.ts";
+import { watchOutput } from "../lib/tmux/output_watch.ts";
 import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
 import { snapshot } from "../lib/tmux/capture.ts";
 import { TempFiles } from "../lib/tmux/temp_files.ts";
@@ -92,14 +88,14 @@ Deno.test("a control connection answers commands and is not counted as a person"
     assert.deepEqual(await controlClients(lab), []);
   }));
 
-Deno.test("a read through an open control connection answers as a spawned client does", () =>
+Deno.test("a read through a control connection answers as a spawned client does", () =>
   withLab(async (lab) => {
     await lab.tmuxCmd("rename-window", "-t", lab.pane, "ünïcode 😀 name");
     const args = ["list-panes", "-a", "-F", "#{pane_id}\t#{window_name}\t#{pane_pid}"];
     try {
-      assert.equal(await controlCall(lab.tmux, args), null, "no connection is open yet");
-      await controlRun(lab.tmux, lab.pane, ["display-message", "-p", "open"]);
+      assert.equal((await controlClients(lab)).length, 0, "no connection is open yet");
       const viaControl = await controlCall(lab.tmux, args);
+      assert.equal((await controlClients(lab)).length, 1, "the call opened one");
       assert.ok(viaControl?.stdout.includes(`${lab.pane}\tünïcode 😀 name\t`));
       assert.deepEqual(viaControl, await runTmux(lab.tmux, args));
       assert.equal(await controlCall(lab.tmux, ["new-window", "-d"]), null, "not a routed read");

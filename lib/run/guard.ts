@@ -7,7 +7,7 @@
 // a spawned client's argv, and saves the guard a process start.
 import { randomHex } from "../util/ids.ts";
 import { runTmux, type TmuxClient, TmuxNotAnswering, type TmuxResult } from "../tmux/tmux.ts";
-import { controlRun } from "../tmux/tmux_control.ts";
+import { controlRun } from "../tmux/control_servers.ts";
 
 export type GuardVerdict = "granted" | "denied" | "aliased";
 

@@ -27,7 +27,7 @@ import { inputProblems, isValid } from "../mcp/schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
 import type { RunHooks } from "../run/run_machine.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
-import { closeControlConnections } from "../tmux/tmux_control.ts";
+import { closeControlConnections } from "../tmux/control_servers.ts";
 import { TempFiles } from "../tmux/temp_files.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "../mcp/tool_result.ts";
 import helperScript from "../../helper.sh" with { type: "text" };

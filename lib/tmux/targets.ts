@@ -9,7 +9,7 @@ import {
   type TmuxClient,
   TmuxNotAnswering,
 } from "./tmux.ts";
-import { controlCall } from "./tmux_control.ts";
+import { controlCall, controlReads } from "./control_servers.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 
 export type SessionArgs = { session_id?: string; session_name?: string };
@@ -124,6 +124,32 @@ export function tmuxCall(
     async () => await controlCall(client, args, signal) ?? await runTmux(client, args, signal),
     signal,
   );
+}
+
+/**
+ * Read-only command lines of one command each, answered per line: through the control
+ * connection at one write when one can be had, else by a spawned client per line. A line tmux
+ * refused answers null; a server that stops answering makes the whole a tmux_not_answering.
+ */
+export async function tmuxReads(
+  client: TmuxClient,
+  lines: string[][],
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<(string | null)[]>> {
+  try {
+    const batch = await controlReads(client, lines, signal);
+    if (batch) return { ok: true, value: batch.map((answer) => answer.ok ? answer.text : null) };
+  } catch (error) {
+    if (error instanceof TmuxNotAnswering) return { ok: false, payload: notAnswering(client) };
+    if (signal?.aborted) throw error;
+  }
+  const value: (string | null)[] = [];
+  for (const args of lines) {
+    const out = await tmuxCallSpawned(client, args, signal);
+    if (!out.ok && isNotAnswering(out)) return out;
+    value.push(out.ok ? out.value : null);
+  }
+  return { ok: true, value };
 }
 
 /** `tmuxCall` through a spawned client only, for a line a control connection could not run. */

@@ -46,7 +46,7 @@ import {
   SOCKET_NAME,
   toolOutput,
 } from "./toolkit.ts";
-import { watchOutput } from "../tmux/tmux_control.ts";
+import { watchOutput } from "../tmux/output_watch.ts";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
 const POLL_MS = 50;

@@ -1,15 +1,9 @@
 // The read-only tools that read what panes show: one pane's text (capture_pane) and a search
 // across panes (search_panes). Every capture is bounded, keeping the tail; a regex runs in time
 // linear in the line (lib/util/line_patterns.ts).
-import { bounded, DEFAULT_MAX_LINES, snapshot } from "../tmux/capture.ts";
+import { bounded, DEFAULT_MAX_LINES } from "../tmux/capture.ts";
 import { array, boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
-import {
-  clientFor,
-  describeThen,
-  isNotAnswering,
-  resolveSession,
-  tmuxCall,
-} from "../tmux/targets.ts";
+import { clientFor, describeThen, resolveSession, tmuxCall, tmuxReads } from "../tmux/targets.ts";
 import { success } from "../mcp/tool_result.ts";
 import {
   defineTool,
@@ -85,8 +79,12 @@ const SEARCH_PANES_INPUT = toolInput(["pattern"], {
   pattern: string({
     minLength: 1,
     maxLength: 1024,
-    description: "text to look for in each line of every pane's screen and history, 1 to 1024 " +
-      "characters",
+    description: "text to look for in each line of every pane's visible screen (and history " +
+      "with history: true), 1 to 1024 characters",
+  }),
+  history: boolean({
+    description: "search each pane's history as well as its visible screen (default false: " +
+      "the visible screen only)",
   }),
   regex: boolean({
     description: "treat pattern as a JavaScript regular expression tested on each line, in " +
@@ -121,37 +119,52 @@ export const searchPanesTool = defineTool({
   title: "Search pane text",
   toolset: "inspect",
   description:
-    "Find which panes show some text (screen and history), on the whole server or in one " +
-    "session. Returns matching lines. To wait for text that has not appeared yet use " +
+    "Find which panes show some text (the visible screen; history: true adds each pane's " +
+    "history), on the whole server or in one session, in one tmux round trip. Returns matching " +
+    "lines, numbered like capture_pane's start (0 is the top of the screen). To wait for text that has not appeared yet use " +
     "wait_for_text; to read one pane use capture_pane.",
   inputSchema: SEARCH_PANES_INPUT,
   outputSchema: SEARCH_PANES_OUTPUT,
   annotations: READ_ONLY,
-  handle: async (context, a) => {
+  handle: async (context, a, { signal }) => {
     const find = await lineFinder(a.pattern, { regex: a.regex ?? false, ignoreCase: false });
     if (find === "invalid") return INVALID_PATTERN;
     if (find === "unsupported") return UNSUPPORTED_PATTERN;
     const client = clientFor(context, a.socket_name);
     let scope = ["-a"];
     if (a.session_id !== undefined || a.session_name !== undefined) {
-      const session = await resolveSession(client, a);
+      const session = await resolveSession(client, a, signal);
       if (!session.ok) return session.payload;
       scope = ["-s", "-t", session.value];
     }
-    const listed = await tmuxCall(client, ["list-panes", ...scope, "-F", "#{pane_id}"]);
+    const listed = await tmuxCall(client, ["list-panes", ...scope, "-F", "#{pane_id}"], signal);
     if (!listed.ok) return listed.payload;
+    const panes = rows(listed.value);
+    // Every pane's capture as its own command line, all at one write: a pane that closed in
+    // the meantime fails its own line only. With history, its size first, to number lines.
+    const perPane = a.history ? 2 : 1;
+    const answers = await tmuxReads(
+      client,
+      panes.flatMap((paneId) =>
+        a.history
+          ? [
+            ["display-message", "-p", "-t", paneId, "#{history_size}"],
+            ["capture-pane", "-p", "-J", "-t", paneId, "-S", "-"],
+          ]
+          : [["capture-pane", "-p", "-J", "-t", paneId]]
+      ),
+      signal,
+    );
+    if (!answers.ok) return answers.payload;
     const limit = a.max_matches ?? 100;
     const matches: { pane_id: string; line: number; text: string }[] = [];
     let truncated = false;
-    const panes = rows(listed.value);
     const pace = pacer();
-    for (const paneId of panes) {
-      const shot = await snapshot(client, context.tempFiles, paneId);
-      // A server that stopped answering would leave every next pane waiting just as long.
-      if (!shot.ok && isNotAnswering(shot)) return shot.payload;
-      if (!shot.ok) continue;
-      const origin = shot.value.historySize;
-      for (const [index, text] of shot.value.lines.entries()) {
+    for (const [i, paneId] of panes.entries()) {
+      const captured = answers.value[i * perPane + perPane - 1];
+      const origin = a.history ? Number(answers.value[i * perPane]) : 0;
+      if (captured === null || !Number.isInteger(origin)) continue;
+      for (const [index, text] of captured.replace(/\n$/, "").split("\n").entries()) {
         await pace();
         if (!find(text)) continue;
         if (matches.length >= limit) truncated = true;

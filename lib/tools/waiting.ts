@@ -2,7 +2,7 @@
 // wait_for_text for "tell me when this appears". Both read only what arrived after a cursor,
 // so text already on screen (or typed before the wait) never matches. Waits are clamped to the
 // server's ceiling, poll tmux with short-lived children that the request's cancellation kills,
-// wake as soon as the pane writes (lib/tmux/tmux_control.ts), and report progress while they last.
+// wake as soon as the pane writes (lib/tmux/output_watch.ts), and report progress while they last.
 import {
   bounded,
   type Cursor,
@@ -42,7 +42,7 @@ import {
   toolOutput,
   UNSUPPORTED_PATTERN,
 } from "./toolkit.ts";
-import { watchOutput } from "../tmux/tmux_control.ts";
+import { watchOutput } from "../tmux/output_watch.ts";
 import { type LineFinder, lineFinder, type LineMatch, pacer } from "../util/line_patterns.ts";
 
 const POLL_MS = 100;

@@ -1,0 +1,111 @@
+// Reads a tmux control-mode client's stdout (`tmux -C`) as events, apart from any process: fed
+// byte chunks split anywhere, it emits each command's answer block, each `%output` line and each
+// `%session-changed`. A block ends only at the `%end`/`%error` line whose guard (time, command
+// number, flags) matches its `%begin`, so a line inside a block that merely looks like a block
+// end stays content. A pane whose text guessed the guard could still end a capture's block early;
+// the real end then arrives where tmux never writes one (outside a block, or inside a block
+// that began after it), and the reader says the stream is desynchronized and reads no more, so
+// the connection is dropped and no forged answer is taken for tmux's. `%output` payloads are handed on undecoded: they are only counted and
+// scanned for a known text, and decoding a flood would cost more than reading it.
+import { concatBytes } from "../util/bytes.ts";
+
+/** One command's answer: the lines between `%begin` and `%end` (ok) or `%error` (not ok). */
+export type ControlBlock = { ok: boolean; lines: string[]; fromUs: boolean };
+
+export type ControlEvents = {
+  block(block: ControlBlock): void;
+  /**
+   * A pane wrote. `payload` is tmux's escaped text as it arrived, a view valid only during the
+   * call (the chunk it points into may be reused).
+   */
+  output(paneId: string, payload: Uint8Array): void;
+  sessionChanged(sessionId: string): void;
+  /**
+   * The stream held what tmux never writes: a line outside a block that is not a notification,
+   * a block end outside a block or again after its block, or a block number that did not
+   * increase. A pane's text forged a block end; nothing more is read.
+   */
+  desync(): void;
+};
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const OUTPUT = encoder.encode("%output %");
+const PERCENT = 37;
+const NEWLINE = 10;
+const SPACE = 32;
+
+export class ControlLines {
+  private carry: Uint8Array | null = null;
+  private block: { guard: string; fromUs: boolean; lines: string[] } | null = null;
+  /** The last block's guard and the command number it carried. */
+  private lastGuard = "";
+  private lastNumber = -1;
+  private broken = false;
+
+  constructor(private readonly events: ControlEvents) {}
+
+  /** Reads every whole line of `chunk` (with what an earlier chunk left unfinished). */
+  feed(chunk: Uint8Array): void {
+    if (this.broken) return;
+    const bytes: Uint8Array = this.carry ? concatBytes([this.carry, chunk]) : chunk;
+    this.carry = null;
+    let start = 0;
+    while (true) {
+      const end = bytes.indexOf(NEWLINE, start);
+      if (end < 0) break;
+      this.line(bytes.subarray(start, end));
+      if (this.broken) return;
+      start = end + 1;
+    }
+    if (start < bytes.length) this.carry = bytes.slice(start);
+  }
+
+  private line(line: Uint8Array): void {
+    const block = this.block;
+    if (block) {
+      if (line[0] === PERCENT) {
+        const close = /^%(end|error) (.*)$/.exec(decoder.decode(line));
+        if (close && close[2] === this.lastGuard) return this.breaks();
+        if (close && close[2] === block.guard) {
+          this.block = null;
+          this.lastGuard = block.guard;
+          this.events.block({ ok: close[1] === "end", lines: block.lines, fromUs: block.fromUs });
+          return;
+        }
+      }
+      block.lines.push(decoder.decode(line));
+    } else if (startsWith(line, OUTPUT)) {
+      let end = OUTPUT.length;
+      while (end < line.length && line[end] !== SPACE) end++;
+      const paneId = decoder.decode(line.subarray(OUTPUT.length - 1, end));
+      this.events.output(paneId, line.subarray(Math.min(end + 1, line.length)));
+    } else if (line[0] === PERCENT) {
+      const text = decoder.decode(line);
+      if (/^%(end|error) /.test(text)) return this.breaks();
+      const begin = /^%begin (\d+ (\d+) (\d+))$/.exec(text);
+      if (begin) {
+        const number = Number(begin[2]);
+        if (number <= this.lastNumber) return this.breaks();
+        this.lastNumber = number;
+        this.block = { guard: begin[1], fromUs: begin[3] === "1", lines: [] };
+      }
+      const session = /^%session-changed (\$\d+) /.exec(text);
+      if (session) this.events.sessionChanged(session[1]);
+    } else {
+      this.breaks();
+    }
+  }
+
+  private breaks(): void {
+    this.broken = true;
+    this.carry = null;
+    this.events.desync();
+  }
+}
+
+function startsWith(line: Uint8Array, prefix: Uint8Array): boolean {
+  if (line.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (line[i] !== prefix[i]) return false;
+  return true;
+}

@@ -1,0 +1,253 @@
+// The control connections this process holds, per tmux server, and which tmux command lines go
+// through them. tmux reports output only for the panes of the session a control client is
+// attached to, so there is one connection per session that holds a watched pane, opened lazily
+// and closed when idle; a connection verifies its flags before use. Everything here is an
+// accelerator: when control mode is unavailable or a connection dies, callers spawn a client
+// per command and poll, and a dead tmux server is reconnected to on the next use.
+import { socketPath, type TmuxClient, TmuxNotAnswering, type TmuxResult } from "./tmux.ts";
+import { ControlConnection, ControlLost } from "./control_connection.ts";
+
+/** After control mode failed to start, the spawn-and-poll path is used for this long. */
+const RETRY_AFTER_MS = 5_000;
+/** More sessions than this with watched panes: the rest are polled. */
+const MAX_CONNECTIONS = 16;
+const REQUIRED_FLAGS = ["control-mode", "ignore-size", "read-only"];
+
+/** The control connections to one tmux server, one per session that holds a watched pane. */
+export class ControlServer {
+  readonly connections = new Set<ControlConnection>();
+  private readonly opening = new Map<string, Promise<ControlConnection | null>>();
+  private retryAt = 0;
+
+  constructor(readonly client: TmuxClient) {}
+
+  /** A live connection for commands: any will do, since commands are not session-bound. */
+  async any(paneId: string): Promise<ControlConnection | null> {
+    for (const connection of this.connections) if (!connection.closed) return connection;
+    return await this.open(paneId);
+  }
+
+  /**
+   * A live connection for the general tools' commands, opened (attached to whichever session
+   * tmux picks) when there is none yet.
+   */
+  async general(): Promise<ControlConnection | null> {
+    for (const connection of this.connections) if (!connection.closed) return connection;
+    return await this.open(null);
+  }
+
+  /** A live connection attached to the session that holds `paneId`, or null (poll instead). */
+  async forPane(paneId: string): Promise<ControlConnection | null> {
+    const any = [...this.connections].find((connection) => !connection.closed);
+    if (!any) return await this.open(paneId);
+    let session: string;
+    try {
+      const found = await any.run(["display-message", "-p", "-t", paneId, "#{session_id}"]);
+      session = found.stdout.trim();
+      if (found.code !== 0 || !/^\$\d+$/.test(session)) return null;
+    } catch {
+      return null;
+    }
+    for (const connection of this.connections) {
+      if (!connection.closed && connection.sessionId === session) return connection;
+    }
+    return await this.open(session);
+  }
+
+  /** A new connection attached to `target`, or to the session tmux picks when null. */
+  private open(target: string | null): Promise<ControlConnection | null> {
+    if (Date.now() < this.retryAt || this.connections.size >= MAX_CONNECTIONS) {
+      return Promise.resolve(null);
+    }
+    const key = target ?? "";
+    const pending = this.opening.get(key);
+    if (pending) return pending;
+    const opened = this.attach(target).finally(() => this.opening.delete(key));
+    this.opening.set(key, opened);
+    return opened;
+  }
+
+  private async attach(target: string | null): Promise<ControlConnection | null> {
+    let connection: ControlConnection;
+    try {
+      connection = new ControlConnection(
+        this.client,
+        target,
+        () => this.connections.delete(connection),
+      );
+    } catch {
+      this.retryAt = Date.now() + RETRY_AFTER_MS;
+      return null;
+    }
+    this.connections.add(connection);
+    let unanswered = false;
+    const flags = await connection.run(["display-message", "-p", "#{client_flags}"])
+      .catch((error) => {
+        unanswered = error instanceof TmuxNotAnswering;
+        return null;
+      });
+    if (unanswered) {
+      // The server is there but does not answer: a spawned client would wait just the same.
+      this.retryAt = Date.now() + RETRY_AFTER_MS;
+      await connection.close();
+      throw new TmuxNotAnswering();
+    }
+    const have = flags?.stdout.trim().split(",") ?? [];
+    if (flags?.code !== 0 || !REQUIRED_FLAGS.every((flag) => have.includes(flag))) {
+      await connection.close();
+      // No answer, or a client that took no flags: control mode as needed is not available.
+      // A refused target, or a client that did not attach, says nothing about it.
+      if ((flags === null && !connection.refused) || have.includes("control-mode")) {
+        this.retryAt = Date.now() + RETRY_AFTER_MS;
+      }
+      return null;
+    }
+    return connection;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.opening.values()]);
+    await Promise.all([...this.connections].map((connection) => connection.close()));
+  }
+}
+
+const servers = new Map<string, ControlServer>();
+
+function serverKey(client: TmuxClient): string {
+  return `${client.bin}\n${socketPath(client.socket)}`;
+}
+
+export function serverFor(client: TmuxClient): ControlServer {
+  const key = serverKey(client);
+  let server = servers.get(key);
+  if (!server) {
+    server = new ControlServer(client);
+    servers.set(key, server);
+  }
+  return server;
+}
+
+/**
+ * Runs a command line through a control connection. Null when control mode is not available,
+ * so the caller spawns a client instead; ControlLost when the connection ended with the line
+ * in flight (a caller whose line only reads may simply run it again another way);
+ * TmuxNotAnswering when the tmux server did not answer (a spawned client would not be answered
+ * either).
+ */
+export async function controlRun(
+  client: TmuxClient,
+  paneId: string,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<TmuxResult | null> {
+  const connection = await serverFor(client).any(paneId);
+  if (!connection) return null;
+  return await connection.run(args, signal);
+}
+
+/**
+ * The commands the general tools may send through a control connection, with the flags that
+ * make them name their object: a control client has a current session and a spawned one has
+ * none, so without such a flag the two could act on different objects. None of them waits.
+ * Not here: the commands that create (a control client's new window starts in its session's
+ * directory, a spawned client's in the server process's) and those that kill (killing the
+ * session a connection is attached to ends it with the answer in flight); they spawn a client.
+ */
+const ROUTED: Record<string, { names: string[]; reads: boolean }> = {
+  "display-message": { names: ["-p"], reads: true },
+  "list-sessions": { names: [], reads: true },
+  "list-windows": { names: ["-a", "-t"], reads: true },
+  "list-panes": { names: ["-a", "-t"], reads: true },
+  "show-options": { names: ["-s", "-g", "-t"], reads: true },
+  // Into, out of and away from a private buffer (lib/tmux/capture.ts): running such a line
+  // again through a spawned client after a lost connection is harmless, as for a read.
+  "capture-pane": { names: ["-b", "-t"], reads: true },
+  "save-buffer": { names: ["-b"], reads: true },
+  "delete-buffer": { names: ["-b"], reads: true },
+  "load-buffer": { names: ["-b"], reads: false },
+  "paste-buffer": { names: ["-t"], reads: false },
+  "send-keys": { names: ["-t"], reads: false },
+  "select-pane": { names: ["-t"], reads: false },
+  "select-window": { names: ["-t"], reads: false },
+  "select-layout": { names: ["-t"], reads: false },
+  "resize-pane": { names: ["-t"], reads: false },
+  "rename-session": { names: ["-t"], reads: false },
+  "rename-window": { names: ["-t"], reads: false },
+  "clear-history": { names: ["-t"], reads: false },
+  "set-environment": { names: ["-t", "-g"], reads: false },
+};
+
+/** "read" or "write" when every command of the line may be routed, else null. */
+function routing(args: string[]): "read" | "write" | null {
+  const commands: string[][] = [[]];
+  for (const arg of args) {
+    if (arg === ";") commands.push([]);
+    else commands.at(-1)!.push(arg);
+  }
+  let reads = true;
+  for (const [name, ...rest] of commands) {
+    const entry = ROUTED[name ?? ""];
+    if (!entry || (entry.names.length && !entry.names.some((f) => rest.includes(f)))) return null;
+    reads &&= entry.reads;
+  }
+  return reads ? "read" : "write";
+}
+
+/**
+ * For the general tools: a command line made of the commands above runs through a control
+ * connection to that server, opened for it when there is none; null when none can be had, and
+ * the caller spawns a client. A read lost with its connection is run again that way; a write is
+ * not, since it may have happened, and fails as a spawned client would when its server exits.
+ */
+export async function controlCall(
+  client: TmuxClient,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<TmuxResult | null> {
+  const route = routing(args);
+  if (!route || args.some((arg) => /['\n\r]/.test(arg))) return null;
+  const connection = await serverFor(client).general();
+  if (!connection) return null;
+  try {
+    return await connection.run(args, signal);
+  } catch (error) {
+    if (signal?.aborted || !(error instanceof ControlLost)) throw error;
+    return route === "read" ? null : { code: 1, stdout: "", stderr: "server exited" };
+  }
+}
+
+/**
+ * Several read-only command lines of one command each (routed as controlCall's), run at one
+ * write through the general control connection: one answer per line, in order, `ok` false for a
+ * line tmux refused. Null when no connection can be had or it ended with the lines in flight;
+ * the caller then runs them one by one another way.
+ */
+export async function controlReads(
+  client: TmuxClient,
+  lines: string[][],
+  signal?: AbortSignal,
+): Promise<{ ok: boolean; text: string }[] | null> {
+  if (lines.some((args) => routing(args) !== "read" || args.some((a) => /['\n\r]/.test(a)))) {
+    return null;
+  }
+  const connection = await serverFor(client).general();
+  if (!connection) return null;
+  try {
+    const blocks = await connection.runLines(lines, signal);
+    if (blocks.length !== lines.length) return null;
+    return blocks.map((block) => ({
+      ok: block.ok,
+      text: block.lines.map((line) => `${line}\n`).join(""),
+    }));
+  } catch (error) {
+    if (signal?.aborted || !(error instanceof ControlLost)) throw error;
+    return null;
+  }
+}
+
+/** Ends every control connection (the server is shutting down). */
+export async function closeControlConnections(): Promise<void> {
+  const all = [...servers.values()];
+  servers.clear();
+  await Promise.all(all.map((server) => server.close()));
+}

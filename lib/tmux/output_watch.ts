@@ -1,0 +1,116 @@
+// A wait's wake-ups from a pane's `%output` through a control connection (control_servers.ts),
+// with the old polling interval as the fallback when no connection can be had.
+import type { TmuxClient } from "./tmux.ts";
+import { delay } from "../util/delay.ts";
+import type { ControlConnection } from "./control_connection.ts";
+import { serverFor } from "./control_servers.ts";
+
+/** While a pane keeps writing, a wait looks at it at most once per this interval... */
+const BUSY_REST_MS = 25;
+/**
+ * ...once it has looked this many times in a row with output arriving during each look. Typing a
+ * line and pressing Enter is such a short run of looks, and resting after the first of them put
+ * 25 ms into a twentieth of the wake-ups (`deno task bench`: p95 18-24 ms with 1, 3.7-5.1 ms with
+ * 3, the same CPU for a flood).
+ */
+const BUSY_LOOKS_BEFORE_REST = 3;
+
+/**
+ * Wakes a polling loop when a pane writes. Create it before the loop's first look and call
+ * `wake` where the loop used to sleep: it returns at once if the pane wrote since the previous
+ * `wake` returned (so nothing that arrived during a look is missed), at the pane's next output,
+ * or after `ms` — the old polling interval, which stays as the fallback. When the pane wrote
+ * during a look, the next look waits as long as that one took (and at least BUSY_REST_MS once
+ * the pane has kept writing for BUSY_LOOKS_BEFORE_REST looks), so a loop never spends more than
+ * half its time looking.
+ */
+export function watchOutput(client: TmuxClient, paneId: string) {
+  const server = serverFor(client);
+  let attaching: Promise<ControlConnection | null> | null = null;
+  let connection: ControlConnection | null = null;
+  let mark = 0;
+  let returnedAt = performance.now();
+  let busy = 0;
+
+  const attach = () => {
+    // A server that does not answer leaves the loop polling, whose looks then say so.
+    attaching ??= server.forPane(paneId).catch(() => null).then((found) => {
+      connection = found;
+      return found;
+    });
+    return attaching;
+  };
+  attach();
+
+  const wake = async (ms: number, signal: AbortSignal): Promise<void> => {
+    const calledAt = performance.now();
+    const deadline = calledAt + ms;
+    try {
+      if (connection?.closed) {
+        connection = null;
+        attaching = null;
+        attach();
+      }
+      if (!connection) {
+        const settled = new AbortController();
+        const fresh = await Promise.race([
+          attaching,
+          delay(ms, AbortSignal.any([signal, settled.signal])).then(() => null),
+        ]);
+        settled.abort();
+        if (!fresh) return await delay(deadline - performance.now(), signal);
+        // Output between the last look and now was not counted: look again at once.
+        await fresh.watch(paneId, signal).catch(() => {});
+        mark = fresh.outputCount(paneId);
+        return;
+      }
+      const live = connection;
+      if (await live.watch(paneId, signal).catch(() => true)) {
+        mark = live.outputCount(paneId);
+        return;
+      }
+      if (live.outputCount(paneId) !== mark) {
+        // Output during the look: rest as long as it took, and once the pane keeps writing,
+        // at least BUSY_REST_MS, so a busy pane is looked at a bounded number of times.
+        const look = calledAt - returnedAt;
+        const rest = ++busy > BUSY_LOOKS_BEFORE_REST ? Math.max(look, BUSY_REST_MS) : look;
+        await delay(Math.min(rest, deadline - calledAt), signal);
+      } else {
+        busy = 0;
+        await live.nextOutput(paneId, Math.max(0, deadline - performance.now()), signal);
+      }
+      mark = live.outputCount(paneId);
+    } finally {
+      returnedAt = performance.now();
+    }
+  };
+  /**
+   * Looks for `text` in the pane's output from now on, for a loop that need not look before
+   * it appears; null when the pane's output cannot be followed (no control connection, or none
+   * before `signal` aborts), and the loop looks as it would without. `stop` ends the spotting.
+   */
+  const spot = async (text: string, signal: AbortSignal) => {
+    const live = await unlessAborted(attach(), signal);
+    const spotter = live && !live.closed && !signal.aborted
+      ? await live.spot(paneId, text, signal).catch(() => null)
+      : null;
+    if (!live || !spotter) return null;
+    return {
+      spotter,
+      /** False once the connection ended: the text can no longer be seen arriving. */
+      following: () => !live.closed,
+      stop: () => live.forget(paneId, spotter),
+    };
+  };
+  return { wake, spot };
+}
+
+/** `promise`'s value, or null as soon as `signal` aborts. */
+function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
