@@ -16,6 +16,12 @@ const REQUIRED_FLAGS = ["control-mode", "ignore-size", "read-only"];
 /** The control connections to one tmux server, one per session that holds a watched pane. */
 export class ControlServer {
   readonly connections = new Set<ControlConnection>();
+  /**
+   * The connections whose flags were verified: only these take lines. One still being verified
+   * may yet be closed (its target refused, or control mode unusable), and a line queued on it
+   * would be lost with it.
+   */
+  private readonly verified = new Set<ControlConnection>();
   private readonly opening = new Map<string, Promise<ControlConnection | null>>();
   private retryAt = 0;
 
@@ -23,8 +29,7 @@ export class ControlServer {
 
   /** A live connection for commands: any will do, since commands are not session-bound. */
   async any(paneId: string): Promise<ControlConnection | null> {
-    for (const connection of this.connections) if (!connection.closed) return connection;
-    return await this.open(paneId);
+    return this.live() ?? await this.open(paneId);
   }
 
   /**
@@ -32,13 +37,12 @@ export class ControlServer {
    * tmux picks) when there is none yet.
    */
   async general(): Promise<ControlConnection | null> {
-    for (const connection of this.connections) if (!connection.closed) return connection;
-    return await this.open(null);
+    return this.live() ?? await this.open(null);
   }
 
   /** A live connection attached to the session that holds `paneId`, or null (poll instead). */
   async forPane(paneId: string): Promise<ControlConnection | null> {
-    const any = [...this.connections].find((connection) => !connection.closed);
+    const any = this.live();
     if (!any) return await this.open(paneId);
     let session: string;
     try {
@@ -48,10 +52,16 @@ export class ControlServer {
     } catch {
       return null;
     }
-    for (const connection of this.connections) {
+    for (const connection of this.verified) {
       if (!connection.closed && connection.sessionId === session) return connection;
     }
     return await this.open(session);
+  }
+
+  /** A verified connection that is still open, if there is one. */
+  live(): ControlConnection | null {
+    for (const connection of this.verified) if (!connection.closed) return connection;
+    return null;
   }
 
   /** A new connection attached to `target`, or to the session tmux picks when null. */
@@ -73,7 +83,10 @@ export class ControlServer {
       connection = new ControlConnection(
         this.client,
         target,
-        () => this.connections.delete(connection),
+        () => {
+          this.connections.delete(connection);
+          this.verified.delete(connection);
+        },
       );
     } catch {
       this.retryAt = Date.now() + RETRY_AFTER_MS;
@@ -102,6 +115,7 @@ export class ControlServer {
       }
       return null;
     }
+    this.verified.add(connection);
     return connection;
   }
 
