@@ -4,7 +4,8 @@
 // (lib/tmux/fenced_rows.ts), and bound every listing, keeping the tail.
 import { sameServerAsCaller } from "../tmux/caller.ts";
 import { fencedRows } from "../tmux/fenced_rows.ts";
-import { PANE_FIELDS, parseAll, parsePane } from "../tmux/pane_rows.ts";
+import { PANE_FIELDS, type PaneFacts, parseAll, parsePane } from "../tmux/pane_rows.ts";
+import { foregroundCommands } from "../run/procfs.ts";
 import {
   array,
   boolean,
@@ -30,6 +31,7 @@ import type { TmuxClient } from "../tmux/tmux.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
 import {
   defineTool,
+  FOREGROUND,
   PANE_ID,
   READ_ONLY,
   RESULT_IDS,
@@ -58,6 +60,9 @@ const PANE_ROW = object([
   "height",
   "is_caller",
   "enrolled",
+  "session_name",
+  "window_name",
+  "foreground",
 ], {
   pane_id: RESULT_IDS.pane_id,
   pane_pid: integer(),
@@ -73,19 +78,33 @@ const PANE_ROW = object([
   height: integer(),
   is_caller: boolean(),
   enrolled: boolean(),
+  session_name: string(),
+  window_name: string(),
+  foreground: FOREGROUND,
 });
 
 /** A pane as the tools report it: tmux's facts (pane_rows.ts) and what this server knows. */
 type PaneRow = Static<typeof PANE_ROW>;
 
-/** Marks the caller's own pane and panes enrolled for tmux_run (only on the bound server). */
-async function paneMarker(context: ServerContext, client: TmuxClient) {
+/**
+ * What this server adds to tmux's facts of `panes`: the caller's own pane and the panes enrolled
+ * for tmux_run (both only on the bound server), and each live pane's foreground process.
+ */
+async function marked(
+  context: ServerContext,
+  client: TmuxClient,
+  panes: PaneFacts[],
+): Promise<PaneRow[]> {
   const ours = await sameServerAsCaller(context, client) === "ours";
   const bound = client === context.tmux;
-  return (paneId: string) => ({
-    is_caller: ours && context.caller?.pane === paneId,
-    enrolled: bound && !!context.enrollments?.shells.has(paneId),
-  });
+  const live = panes.filter((pane) => !pane.dead && pane.pane_pid > 0);
+  const foreground = await foregroundCommands(live.map((pane) => pane.pane_pid));
+  return panes.map((pane) => ({
+    ...pane,
+    is_caller: ours && context.caller?.pane === pane.pane_id,
+    enrolled: bound && !!context.enrollments?.shells.has(pane.pane_id),
+    foreground: pane.dead ? null : foreground.get(pane.pane_pid) ?? null,
+  }));
 }
 
 export const UNREADABLE_ROWS = refusal(
@@ -105,9 +124,7 @@ export async function listPanes(
   if (!out.ok) return out;
   const panes = parseAll(fenced.parse(out.value), parsePane);
   if (panes === null) return { ok: false as const, payload: UNREADABLE_ROWS };
-  const mark = await paneMarker(context, client);
-  const value = panes.map((pane): PaneRow => ({ ...pane, ...mark(pane.pane_id) }));
-  return { ok: true as const, value };
+  return { ok: true as const, value: await marked(context, client, panes) };
 }
 
 export async function paneInfo(
@@ -135,7 +152,7 @@ export async function paneInfo(
   }
   const pane = rows?.length === 1 ? parsePane(rows[0]) : null;
   if (pane === null) return { ok: false as const, payload: UNREADABLE_ROWS };
-  const value: PaneRow = { ...pane, ...(await paneMarker(context, client))(paneId) };
+  const [value] = await marked(context, client, [pane]);
   return { ok: true as const, value };
 }
 
@@ -290,9 +307,12 @@ export const listPanesTool = defineTool({
   title: "List panes",
   toolset: "inspect",
   description:
-    "List panes (%N ids) with their process, size and path, in a window, a session, or on the " +
-    "whole server. is_caller marks the pane this MCP server runs in; enrolled marks panes " +
-    "tmux_run may use. For one pane's details use get_pane_info; for its text use capture_pane.",
+    "List panes (%N ids) with their session and window names, size, path and foreground " +
+    "process (foreground.command_line and argv, read from the kernel, never from the screen; " +
+    "at most 32 arguments and 1024 characters, truncated says so), in a window, a session, or " +
+    "on the whole server. Use it to find the pane running some program. is_caller marks the " +
+    "pane this MCP server runs in; enrolled marks panes tmux_run may use. For other tmux " +
+    "servers use list_servers; for one pane's details get_pane_info; for its text capture_pane.",
   inputSchema: LIST_PANES_INPUT,
   outputSchema: LIST_PANES_OUTPUT,
   annotations: READ_ONLY,
