@@ -1,14 +1,16 @@
-// The read-only tools that say what exists on a tmux server: sessions, windows, panes and one
-// pane's details. They never create a server (every command here fails rather than starting
+// The read-only tools that say what exists: the person's tmux servers, and on one server its
+// sessions, windows, panes and one pane's details. They never create a server (every command here fails rather than starting
 // one), read tmux's rows fenced so that no name can forge a row or shift a field
 // (lib/tmux/fenced_rows.ts), and bound every listing, keeping the tail.
 import { sameServerAsCaller } from "../tmux/caller.ts";
+import { listServers, MAX_SERVERS } from "../tmux/servers.ts";
 import { fencedRows } from "../tmux/fenced_rows.ts";
 import { PANE_FIELDS, type PaneFacts, parseAll, parsePane } from "../tmux/pane_rows.ts";
 import { foregroundCommands } from "../run/procfs.ts";
 import {
   array,
   boolean,
+  enumOf,
   integer,
   nullable,
   object,
@@ -31,6 +33,7 @@ import type { TmuxClient } from "../tmux/tmux.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
 import {
   defineTool,
+  EMPTY_INPUT,
   FOREGROUND,
   PANE_ID,
   READ_ONLY,
@@ -155,6 +158,46 @@ export async function paneInfo(
   const [value] = await marked(context, client, [pane]);
   return { ok: true as const, value };
 }
+
+const LIST_SERVERS_OUTPUT = toolOutput(object(["servers", "truncated"], {
+  servers: array({
+    items: object(["socket_name", "state", "sessions", "bound"], {
+      socket_name: string(),
+      state: enumOf(["alive", "stale", "not_answering", "unknown"]),
+      sessions: nullable("integer"),
+      bound: boolean(),
+    }),
+  }),
+  truncated: integer({ minimum: 0 }),
+}));
+
+export const listServersTool = defineTool({
+  name: "list_servers",
+  title: "List tmux servers",
+  toolset: "inspect",
+  description:
+    "List your tmux servers: the sockets in tmux's directory for you ($TMUX_TMPDIR or /tmp, " +
+    "then tmux-UID), each alive (with its session count), stale (a socket file nobody listens " +
+    `on, left by a server that was killed), not_answering or unknown; bound marks the server ` +
+    `this MCP server uses. At most ${MAX_SERVERS} sockets, the bound one first; symbolic links ` +
+    "are not followed. Pass a socket_name to the other tools to reach that server. For the " +
+    "sessions and panes of one server use list_sessions and list_panes.",
+  inputSchema: EMPTY_INPUT,
+  outputSchema: LIST_SERVERS_OUTPUT,
+  annotations: READ_ONLY,
+  handle: async (context, _args, { signal }) => {
+    const listed = await listServers(context.tmux.bin, context.tmux.socket, signal);
+    if (!listed.ok) {
+      return refusal(
+        "unusable_directory",
+        `tmux's socket directory for you ($TMUX_TMPDIR or /tmp, then tmux-UID) cannot be ` +
+          `listed: ${listed.why}; tmux refuses such a directory too. Check it, or set ` +
+          "TMUX_TMPDIR for this server to the directory your tmux uses",
+      );
+    }
+    return success({ servers: listed.servers, truncated: listed.truncated });
+  },
+});
 
 const LIST_SESSIONS_OUTPUT = toolOutput(object(["sessions", "truncated"], {
   sessions: array({
@@ -377,4 +420,10 @@ export const getPaneInfoTool = defineTool({
   },
 });
 
-export const LISTING_TOOLS = [listSessionsTool, listWindowsTool, listPanesTool, getPaneInfoTool];
+export const LISTING_TOOLS = [
+  listServersTool,
+  listSessionsTool,
+  listWindowsTool,
+  listPanesTool,
+  getPaneInfoTool,
+];

@@ -106,6 +106,7 @@ export const MAX_LINES = integer({
   description: "keep at most this many lines, the last ones; 1 to 10000, default 1000",
 });
 
+export const EMPTY_INPUT = toolInput([], {});
 export const SOCKET_ONLY_INPUT = toolInput([], { socket_name: SOCKET_NAME });
 export const PANE_TARGET_INPUT = toolInput(["pane_id"], {
   pane_id: PANE_ID,
