@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { chooseProcessFacts, type ProcessFacts } from "../lib/run/procfs.ts";
 import { PROC_FACTS } from "../lib/run/process_facts_proc.ts";
 import { PORTABLE_FACTS } from "../lib/run/process_facts_portable.ts";
-import { waitFor } from "../lib/cli/private_lab.ts";
+import { openLab, waitFor } from "../lib/cli/private_lab.ts";
 
 const LINUX = Deno.build.os === "linux";
 const BACKENDS: ProcessFacts[] = LINUX ? [PROC_FACTS, PORTABLE_FACTS] : [PORTABLE_FACTS];
@@ -152,3 +152,45 @@ Deno.test("both backends tell a process holding a file open from one that does n
     assert.equal(await facts.holdsFileOpen(holder.child.pid, held), false, facts.name);
   }
 });
+
+Deno.test("both backends read a terminal's foreground program, and nothing of a gone pid", async () => {
+  const lab = await openLab({ prefix: "tmux-mcp-test-facts" });
+  try {
+    const pane = await lab.tmuxCmd(
+      "split-window",
+      ...["-d", "-P", "-F", "#{pane_id}", "-t", lab.pane],
+      ...["--", "sh", "-c", "sleep 1000; :", "a b", "c"],
+    );
+    const panePid = Number(await lab.tmuxCmd("display-message", "-p", "-t", pane, "#{pane_pid}"));
+    const shellPid = Number(
+      await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_pid}"),
+    );
+    await waitFor("sh to start in the new pane", async () => {
+      const found = await BACKENDS[0].foregroundProcesses([panePid]);
+      return found.get(panePid)?.commandLine.startsWith("sh ");
+    });
+    const gone = await gonePid();
+    // Started by tmux, sh leads its terminal's session and its foreground group.
+    for (const facts of BACKENDS) {
+      const found = await facts.foregroundProcesses([panePid, shellPid, gone, 0]);
+      assert.deepEqual(found.get(panePid), {
+        pid: panePid,
+        argv: facts.name === "proc" ? ["sh", "-c", "sleep 1000; :", "a b", "c"] : null,
+        commandLine: "sh -c sleep 1000; : a b c",
+        cut: false,
+      }, facts.name);
+      assert.equal(found.get(shellPid)?.pid, shellPid, facts.name);
+      assert.match(found.get(shellPid)?.commandLine ?? "", /^zsh -i$/, facts.name);
+      assert.equal(found.size, 2, `${facts.name}: nothing for a gone pid or 0`);
+    }
+  } finally {
+    await lab.close();
+  }
+});
+
+/** The pid of a process that has exited and been reaped. */
+async function gonePid(): Promise<number> {
+  const done = new Deno.Command("true", { stdout: "null", stderr: "null" }).spawn();
+  await done.status;
+  return done.pid;
+}

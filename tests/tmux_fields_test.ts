@@ -24,6 +24,17 @@ async function paneIds(lab: Lab): Promise<string[]> {
   return (await lab.tmuxCmd("list-panes", "-a", "-F", "#{pane_id}")).split("\n").sort();
 }
 
+/**
+ * A pid's terminal's foreground group leader and its arguments, read straight from /proc (the
+ * tpgid field of its stat, then the leader's NUL-separated cmdline).
+ */
+async function foregroundTruth(pid: number) {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[5]);
+  const argv = (await Deno.readTextFile(`/proc/${group}/cmdline`)).replace(/\0$/, "").split("\0");
+  return { pid: group, argv, command_line: argv.join(" "), truncated: false };
+}
+
 /** What list_panes and get_pane_info must say of `pane`, read one field per tmux call. */
 async function truthOf(lab: Lab, pane: string) {
   const number = async (format: string) => Number(await field(lab, pane, format));
@@ -42,6 +53,9 @@ async function truthOf(lab: Lab, pane: string) {
     height: await number("#{pane_height}"),
     is_caller: false,
     enrolled: false,
+    session_name: await field(lab, pane, "#{session_name}"),
+    window_name: await field(lab, pane, "#{window_name}"),
+    foreground: await foregroundTruth(await number("#{pane_pid}")),
   };
 }
 
@@ -55,13 +69,15 @@ async function paneIn(lab: Lab, dir: string, program: string): Promise<string> {
     "the program to run in its directory",
     async () =>
       await field(lab, pane, "#{pane_current_path}") === dir &&
-      await field(lab, pane, "#{pane_current_command}") !== "",
+      await field(lab, pane, "#{pane_current_command}") === program,
   );
   return pane;
 }
 
 Deno.test("a directory and a program named like a forged row add no pane and shift no field", () =>
   withLab(async (lab) => {
+    // A window named after its program is renamed as that program starts: keep the name still.
+    await lab.tmuxCmd("set-option", "-w", "-t", lab.pane, "automatic-rename", "off");
     const dir = `${lab.dir}/cwd\n${FORGED_ROW}\ttail`;
     const pane = await paneIn(lab, dir, `prog\t%98\nsudo`);
     assert.match(await field(lab, pane, "#{pane_current_command}"), /\t/, "tmux keeps the tab");

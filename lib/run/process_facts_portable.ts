@@ -2,9 +2,16 @@
 // pid's parent, state and start time from `ps -o ppid= -o stat= -o lstart=`, the process table
 // from `ps -A -o pid=,ppid=,pgid=,stat=`, and whether it holds a file open from
 // `lsof -p PID -a FILE`, which matches the file by device and inode, so a symlinked directory
-// (/tmp → /private/tmp) cannot hide it. The start time has one-second
+// (/tmp → /private/tmp) cannot hide it. A terminal's foreground process is its group leader as
+// `ps -o tpgid=` and `ps -ww -o args=` show it: ps joins the arguments with spaces, so their
+// boundaries are unknown here. The start time has one-second
 // resolution: a pid reused within the same second would pass for the same process.
-import type { ProcessFacts, ProcessIdentity, ProcessRow } from "./process_facts.ts";
+import type {
+  ForegroundProcess,
+  ProcessFacts,
+  ProcessIdentity,
+  ProcessRow,
+} from "./process_facts.ts";
 
 // Both tools in their system places on macOS (/bin, /usr/sbin) and Debian (/usr/bin), with a
 // fixed locale and time zone so that the start time reads the same on every call.
@@ -74,9 +81,43 @@ export async function listProcesses(): Promise<ProcessRow[] | null> {
   });
 }
 
+/** `ps -o pid=,FIELDS -p PIDS`'s rows: each pid and the rest of its line. */
+async function psRows(pids: number[], fields: string): Promise<Map<number, string>> {
+  const rows = new Map<number, string>();
+  const valid = pids.filter((pid) => Number.isSafeInteger(pid) && pid > 0);
+  if (valid.length === 0) return rows;
+  // -ww: never cut a line to a terminal's width. ps exits 1 when a pid is gone: rows still count.
+  const { stdout } = await run("ps", ["-ww", "-o", `pid=,${fields}`, "-p", valid.join(",")]);
+  for (const line of stdout.split("\n")) {
+    const match = /^\s*(\d+)\s(.*)$/.exec(line);
+    if (match) rows.set(Number(match[1]), match[2].trimStart());
+  }
+  return rows;
+}
+
+async function foregroundProcesses(pids: number[]): Promise<Map<number, ForegroundProcess>> {
+  const groups = new Map<number, number>();
+  for (const [pid, tpgid] of await psRows(pids, "tpgid=")) {
+    const group = Number(tpgid.trim());
+    if (Number.isSafeInteger(group) && group > 0) groups.set(pid, group);
+  }
+  const leaders = await psRows([...new Set(groups.values())], "pgid=,stat=,args=");
+  const found = new Map<number, ForegroundProcess>();
+  for (const [pid, group] of groups) {
+    const match = /^(\d+)\s+(\S+)\s(.*)$/.exec(leaders.get(group) ?? "");
+    // The group's leader must still be there, be alive, and lead that group.
+    if (!match || Number(match[1]) !== group || /^[ZX]/.test(match[2])) continue;
+    const commandLine = match[3].trimStart();
+    if (commandLine === "") continue;
+    found.set(pid, { pid: group, argv: null, commandLine, cut: false });
+  }
+  return found;
+}
+
 export const PORTABLE_FACTS: ProcessFacts = {
   name: "portable",
   readIdentity,
   holdsFileOpen,
   listProcesses,
+  foregroundProcesses,
 };

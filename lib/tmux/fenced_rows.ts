@@ -11,25 +11,37 @@ export type FencedRows = {
   format: string;
   /** Each row's fields, in order; null when `stdout` is not exactly fenced rows. */
   parse: (stdout: string) => string[][] | null;
+  /**
+   * One row, then whatever a later command of the same tmux line printed: null when `stdout`
+   * does not start with exactly one fenced row.
+   */
+  parseFirst: (stdout: string) => { row: string[]; rest: string } | null;
 };
 
 export function fencedRows(fields: string[], nonce: string = randomHex(8)): FencedRows {
   const start = `<${nonce}<`;
   const between = `|${nonce}|`;
   const end = `>${nonce}>`;
+  const parse = (stdout: string) => {
+    const pieces = stdout.split(`${end}\n`);
+    if (pieces.pop() !== "") return null;
+    const rows: string[][] = [];
+    for (const piece of pieces) {
+      if (!piece.startsWith(start)) return null;
+      const row = piece.slice(start.length).split(between);
+      if (row.length !== fields.length) return null;
+      rows.push(row);
+    }
+    return rows;
+  };
   return {
     format: start + fields.join(between) + end,
-    parse: (stdout) => {
-      const pieces = stdout.split(`${end}\n`);
-      if (pieces.pop() !== "") return null;
-      const rows: string[][] = [];
-      for (const piece of pieces) {
-        if (!piece.startsWith(start)) return null;
-        const row = piece.slice(start.length).split(between);
-        if (row.length !== fields.length) return null;
-        rows.push(row);
-      }
-      return rows;
+    parse,
+    parseFirst: (stdout) => {
+      const cut = stdout.indexOf(`${end}\n`);
+      if (cut < 0) return null;
+      const rows = parse(stdout.slice(0, cut + end.length + 1));
+      return rows?.length === 1 ? { row: rows[0], rest: stdout.slice(cut + end.length + 1) } : null;
     },
   };
 }

@@ -46,3 +46,15 @@ Deno.test("a reply that is not exactly fenced rows is refused", () => {
 Deno.test("each read draws its own nonce", () => {
   assert.notEqual(fencedRows(["#{f0}"]).format, fencedRows(["#{f0}"]).format);
 });
+
+Deno.test("one row, then what a later command printed, kept as it is", () => {
+  const { parseFirst } = fencedRows(["#{f0}", "#{f1}"], NONCE);
+  const row = printed([["%1", "a\nb"]]);
+  // The later output may itself hold what looks like rows and ends.
+  const rest = `line\n>${NONCE}>\n<${NONCE}<x|${NONCE}|y>${NONCE}>\n`;
+  assert.deepEqual(parseFirst(row + rest), { row: ["%1", "a\nb"], rest });
+  assert.deepEqual(parseFirst(row), { row: ["%1", "a\nb"], rest: "" });
+  assert.equal(parseFirst(`junk${row}`), null);
+  assert.equal(parseFirst("no row at all\n"), null);
+  assert.equal(parseFirst(printed([["%1", "a", "extra"]]).replace("#{f2}", "")), null);
+});

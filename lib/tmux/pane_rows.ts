@@ -16,6 +16,8 @@ export type PaneFacts = {
   height: number;
   current_path: string;
   title: string;
+  session_name: string;
+  window_name: string;
 };
 
 /** The format fields a pane row is read with, in parsePane's order. */
@@ -32,6 +34,8 @@ export const PANE_FIELDS = [
   "#{pane_height}",
   "#{pane_current_path}",
   "#{pane_title}",
+  "#{session_name}",
+  "#{window_name}",
 ];
 
 /** A pane's fields as fencedRows read them; null when an id is not one. */
@@ -50,6 +54,8 @@ export function parsePane(f: string[]): PaneFacts | null {
     height: Number(f[9]),
     current_path: f[10],
     title: f[11],
+    session_name: f[12],
+    window_name: f[13],
   };
 }
 

@@ -5,7 +5,10 @@ import { fencedRows } from "./fenced_rows.ts";
 import { PANE_FIELDS, parseAll, parsePane } from "./pane_rows.ts";
 
 function row(overrides: Record<number, string> = {}): string[] {
-  const fields = ["%3", "4242", "zsh", "$1", "@2", "0", "1", "0", "80", "24", "/tmp/a\tb\nc", "t"];
+  const fields = [
+    ...["%3", "4242", "zsh", "$1", "@2", "0", "1", "0", "80", "24", "/tmp/a\tb\nc", "t"],
+    ...["s\tname\n%9", "w\n@9\tname"],
+  ];
   for (const [index, value] of Object.entries(overrides)) fields[Number(index)] = value;
   return fields;
 }
@@ -24,6 +27,8 @@ Deno.test("a pane row becomes typed facts, its text fields kept exactly", () => 
     height: 24,
     current_path: "/tmp/a\tb\nc",
     title: "t",
+    session_name: "s\tname\n%9",
+    window_name: "w\n@9\tname",
   });
 });
 
@@ -50,4 +55,5 @@ Deno.test("fenced pane rows read back a path that holds a forged row", () => {
   const panes = parseAll(fenced.parse(printed), parsePane);
   assert.equal(panes?.length, 1);
   assert.equal(panes?.[0].current_path, forged);
+  assert.equal(panes?.[0].session_name, row()[12]);
 });

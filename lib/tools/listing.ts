@@ -1,13 +1,16 @@
-// The read-only tools that say what exists on a tmux server: sessions, windows, panes and one
-// pane's details. They never create a server (every command here fails rather than starting
+// The read-only tools that say what exists: the person's tmux servers, and on one server its
+// sessions, windows, panes and one pane's details. They never create a server (every command here fails rather than starting
 // one), read tmux's rows fenced so that no name can forge a row or shift a field
 // (lib/tmux/fenced_rows.ts), and bound every listing, keeping the tail.
 import { sameServerAsCaller } from "../tmux/caller.ts";
+import { listServers, MAX_SERVERS } from "../tmux/servers.ts";
 import { fencedRows } from "../tmux/fenced_rows.ts";
-import { PANE_FIELDS, parseAll, parsePane } from "../tmux/pane_rows.ts";
+import { PANE_FIELDS, type PaneFacts, parseAll, parsePane } from "../tmux/pane_rows.ts";
+import { foregroundCommands } from "../run/procfs.ts";
 import {
   array,
   boolean,
+  enumOf,
   integer,
   nullable,
   object,
@@ -30,6 +33,8 @@ import type { TmuxClient } from "../tmux/tmux.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
 import {
   defineTool,
+  EMPTY_INPUT,
+  FOREGROUND,
   PANE_ID,
   READ_ONLY,
   RESULT_IDS,
@@ -58,6 +63,9 @@ const PANE_ROW = object([
   "height",
   "is_caller",
   "enrolled",
+  "session_name",
+  "window_name",
+  "foreground",
 ], {
   pane_id: RESULT_IDS.pane_id,
   pane_pid: integer(),
@@ -73,19 +81,33 @@ const PANE_ROW = object([
   height: integer(),
   is_caller: boolean(),
   enrolled: boolean(),
+  session_name: string(),
+  window_name: string(),
+  foreground: FOREGROUND,
 });
 
 /** A pane as the tools report it: tmux's facts (pane_rows.ts) and what this server knows. */
 type PaneRow = Static<typeof PANE_ROW>;
 
-/** Marks the caller's own pane and panes enrolled for tmux_run (only on the bound server). */
-async function paneMarker(context: ServerContext, client: TmuxClient) {
+/**
+ * What this server adds to tmux's facts of `panes`: the caller's own pane and the panes enrolled
+ * for tmux_run (both only on the bound server), and each live pane's foreground process.
+ */
+async function marked(
+  context: ServerContext,
+  client: TmuxClient,
+  panes: PaneFacts[],
+): Promise<PaneRow[]> {
   const ours = await sameServerAsCaller(context, client) === "ours";
   const bound = client === context.tmux;
-  return (paneId: string) => ({
-    is_caller: ours && context.caller?.pane === paneId,
-    enrolled: bound && !!context.enrollments?.shells.has(paneId),
-  });
+  const live = panes.filter((pane) => !pane.dead && pane.pane_pid > 0);
+  const foreground = await foregroundCommands(live.map((pane) => pane.pane_pid));
+  return panes.map((pane) => ({
+    ...pane,
+    is_caller: ours && context.caller?.pane === pane.pane_id,
+    enrolled: bound && !!context.enrollments?.shells.has(pane.pane_id),
+    foreground: pane.dead ? null : foreground.get(pane.pane_pid) ?? null,
+  }));
 }
 
 export const UNREADABLE_ROWS = refusal(
@@ -105,9 +127,7 @@ export async function listPanes(
   if (!out.ok) return out;
   const panes = parseAll(fenced.parse(out.value), parsePane);
   if (panes === null) return { ok: false as const, payload: UNREADABLE_ROWS };
-  const mark = await paneMarker(context, client);
-  const value = panes.map((pane): PaneRow => ({ ...pane, ...mark(pane.pane_id) }));
-  return { ok: true as const, value };
+  return { ok: true as const, value: await marked(context, client, panes) };
 }
 
 export async function paneInfo(
@@ -135,9 +155,49 @@ export async function paneInfo(
   }
   const pane = rows?.length === 1 ? parsePane(rows[0]) : null;
   if (pane === null) return { ok: false as const, payload: UNREADABLE_ROWS };
-  const value: PaneRow = { ...pane, ...(await paneMarker(context, client))(paneId) };
+  const [value] = await marked(context, client, [pane]);
   return { ok: true as const, value };
 }
+
+const LIST_SERVERS_OUTPUT = toolOutput(object(["servers", "truncated"], {
+  servers: array({
+    items: object(["socket_name", "state", "sessions", "bound"], {
+      socket_name: string(),
+      state: enumOf(["alive", "stale", "not_answering", "unknown"]),
+      sessions: nullable("integer"),
+      bound: boolean(),
+    }),
+  }),
+  truncated: integer({ minimum: 0 }),
+}));
+
+export const listServersTool = defineTool({
+  name: "list_servers",
+  title: "List tmux servers",
+  toolset: "inspect",
+  description:
+    "List your tmux servers: the sockets in tmux's directory for you ($TMUX_TMPDIR or /tmp, " +
+    "then tmux-UID), each alive (with its session count), stale (a socket file nobody listens " +
+    `on, left by a server that was killed), not_answering or unknown; bound marks the server ` +
+    `this MCP server uses. At most ${MAX_SERVERS} sockets, the bound one first; symbolic links ` +
+    "are not followed. Pass a socket_name to the other tools to reach that server. For the " +
+    "sessions and panes of one server use list_sessions and list_panes.",
+  inputSchema: EMPTY_INPUT,
+  outputSchema: LIST_SERVERS_OUTPUT,
+  annotations: READ_ONLY,
+  handle: async (context, _args, { signal }) => {
+    const listed = await listServers(context.tmux.bin, context.tmux.socket, signal);
+    if (!listed.ok) {
+      return refusal(
+        "unusable_directory",
+        `tmux's socket directory for you ($TMUX_TMPDIR or /tmp, then tmux-UID) cannot be ` +
+          `listed: ${listed.why}; tmux refuses such a directory too. Check it, or set ` +
+          "TMUX_TMPDIR for this server to the directory your tmux uses",
+      );
+    }
+    return success({ servers: listed.servers, truncated: listed.truncated });
+  },
+});
 
 const LIST_SESSIONS_OUTPUT = toolOutput(object(["sessions", "truncated"], {
   sessions: array({
@@ -290,9 +350,12 @@ export const listPanesTool = defineTool({
   title: "List panes",
   toolset: "inspect",
   description:
-    "List panes (%N ids) with their process, size and path, in a window, a session, or on the " +
-    "whole server. is_caller marks the pane this MCP server runs in; enrolled marks panes " +
-    "tmux_run may use. For one pane's details use get_pane_info; for its text use capture_pane.",
+    "List panes (%N ids) with their session and window names, size, path and foreground " +
+    "process (foreground.command_line and argv, read from the kernel, never from the screen; " +
+    "at most 32 arguments and 1024 characters, truncated says so), in a window, a session, or " +
+    "on the whole server. Use it to find the pane running some program. is_caller marks the " +
+    "pane this MCP server runs in; enrolled marks panes tmux_run may use. For other tmux " +
+    "servers use list_servers; for one pane's details get_pane_info; for its text capture_pane.",
   inputSchema: LIST_PANES_INPUT,
   outputSchema: LIST_PANES_OUTPUT,
   annotations: READ_ONLY,
@@ -357,4 +420,10 @@ export const getPaneInfoTool = defineTool({
   },
 });
 
-export const LISTING_TOOLS = [listSessionsTool, listWindowsTool, listPanesTool, getPaneInfoTool];
+export const LISTING_TOOLS = [
+  listServersTool,
+  listSessionsTool,
+  listWindowsTool,
+  listPanesTool,
+  getPaneInfoTool,
+];

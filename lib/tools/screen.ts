@@ -1,15 +1,29 @@
-// The read-only tools that read what panes show: one pane's text (capture_pane) and a search
-// across panes (search_panes). Every capture is bounded, keeping the tail; a regex runs in time
-// linear in the line (lib/util/line_patterns.ts).
-import { bounded, DEFAULT_MAX_LINES } from "../tmux/capture.ts";
-import { array, boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
+// The read-only tools that read what panes show: one pane's text (capture_pane), its screen as
+// a full-screen program draws it (snapshot_pane), and a search across panes (search_panes).
+// Every capture is bounded, keeping the tail; a regex runs in time linear in the line
+// (lib/util/line_patterns.ts).
+import { bounded, DEFAULT_MAX_LINES, MAX_TEXT_BYTES } from "../tmux/capture.ts";
+import { readScreen } from "../tmux/pane_screen.ts";
+import { foregroundCommands } from "../run/procfs.ts";
+import {
+  array,
+  boolean,
+  enumOf,
+  integer,
+  nullable,
+  object,
+  string,
+  toolInput,
+} from "../mcp/json_schema.ts";
 import { clientFor, describeThen, resolveSession, tmuxCall, tmuxReads } from "../tmux/targets.ts";
 import { success } from "../mcp/tool_result.ts";
 import {
   defineTool,
+  FOREGROUND,
   INVALID_PATTERN,
   MAX_LINES,
   PANE_ID,
+  PANE_TARGET_INPUT,
   READ_ONLY,
   RESULT_IDS,
   rows,
@@ -72,6 +86,85 @@ export const capturePaneTool = defineTool({
     if (!out.ok) return out.payload;
     const lines = out.value.output.replace(/\n$/, "").split("\n").map((line) => line.trimEnd());
     return success(bounded(lines, a.max_lines ?? DEFAULT_MAX_LINES));
+  },
+});
+
+const SNAPSHOT_PANE_OUTPUT = toolOutput(
+  object([
+    "pane_id",
+    "lines",
+    "truncated_lines",
+    "cursor_x",
+    "cursor_y",
+    "alternate_screen",
+    "pane_mode",
+    "width",
+    "height",
+    "dead",
+    "current_command",
+    "foreground",
+  ], {
+    pane_id: RESULT_IDS.pane_id,
+    lines: array({ items: string() }),
+    truncated_lines: integer({ minimum: 0 }),
+    cursor_x: integer({ minimum: 0 }),
+    cursor_y: integer({ minimum: 0 }),
+    alternate_screen: boolean(),
+    pane_mode: nullable("string"),
+    width: integer({ minimum: 0 }),
+    height: integer({ minimum: 0 }),
+    dead: boolean(),
+    current_command: string(),
+    foreground: FOREGROUND,
+  }),
+);
+
+/** The last lines of `lines` that fit in MAX_TEXT_BYTES, and how many were cut above them. */
+function screenTail(lines: string[]): { lines: string[]; truncated_lines: number } {
+  const encoder = new TextEncoder();
+  let bytes = 0;
+  let first = lines.length;
+  while (first > 0) {
+    bytes += encoder.encode(lines[first - 1]).length + 1;
+    if (bytes > MAX_TEXT_BYTES) break;
+    first--;
+  }
+  return { lines: lines.slice(first), truncated_lines: first };
+}
+
+export const snapshotPaneTool = defineTool({
+  name: "snapshot_pane",
+  title: "Snapshot a pane's screen",
+  toolset: "inspect",
+  description:
+    "One pane's screen as it is now, in one call: the visible lines (lines[i] is screen row " +
+    "i + truncated_lines), cursor_x and cursor_y, alternate_screen (true while a full-screen " +
+    "program such as less, vim or top draws), pane_mode (tmux's copy-mode and the like, null " +
+    "in none; lines are then the program's screen beneath it), width, height and the " +
+    "foreground command. Use it to read and drive full-screen programs. For plain text with " +
+    "history use capture_pane; for what is new since a look use capture_since.",
+  inputSchema: PANE_TARGET_INPUT,
+  outputSchema: SNAPSHOT_PANE_OUTPUT,
+  annotations: READ_ONLY,
+  handle: async (context, a) => {
+    const screen = await readScreen(clientFor(context, a.socket_name), a.pane_id);
+    if (!screen.ok) return screen.payload;
+    const { facts, lines } = screen.value;
+    const live = !facts.dead && facts.pane_pid > 0;
+    const foreground = live ? await foregroundCommands([facts.pane_pid]) : new Map();
+    return success({
+      pane_id: facts.pane_id,
+      ...screenTail(lines),
+      cursor_x: facts.cursor_x,
+      cursor_y: facts.cursor_y,
+      alternate_screen: facts.alternate_screen,
+      pane_mode: facts.pane_mode,
+      width: facts.width,
+      height: facts.height,
+      dead: facts.dead,
+      current_command: facts.current_command,
+      foreground: foreground.get(facts.pane_pid) ?? null,
+    });
   },
 });
 
@@ -175,4 +268,4 @@ export const searchPanesTool = defineTool({
   },
 });
 
-export const SCREEN_TOOLS = [capturePaneTool, searchPanesTool];
+export const SCREEN_TOOLS = [capturePaneTool, snapshotPaneTool, searchPanesTool];

@@ -4,11 +4,15 @@
 // refusals, tmux_run's limits (which tmux_capabilities reports), and how waits are bounded.
 import type { Containment } from "../tmux/caller.ts";
 import {
+  array,
+  boolean,
+  constant,
   DIALECT,
   enumOf,
   integer,
   type JsonSchema,
   object,
+  oneOf,
   type Schema,
   string,
   toolInput,
@@ -102,6 +106,7 @@ export const MAX_LINES = integer({
   description: "keep at most this many lines, the last ones; 1 to 10000, default 1000",
 });
 
+export const EMPTY_INPUT = toolInput([], {});
 export const SOCKET_ONLY_INPUT = toolInput([], { socket_name: SOCKET_NAME });
 export const PANE_TARGET_INPUT = toolInput(["pane_id"], {
   pane_id: PANE_ID,
@@ -133,6 +138,20 @@ export const RESULT_IDS = {
     description: "exact session id, e.g. $1",
   }),
 };
+
+/**
+ * A pane's foreground process as the kernel says (lib/run/procfs.ts), never read from its text;
+ * null when it could not be read. Bounds: 32 arguments, 1024 characters.
+ */
+export const FOREGROUND = oneOf([
+  object(["pid", "argv", "command_line", "truncated"], {
+    pid: integer(),
+    argv: oneOf([array({ items: string() }), constant(null)]),
+    command_line: string(),
+    truncated: boolean(),
+  }),
+  constant(null),
+]);
 
 const FAILURE = {
   type: "object",
