@@ -131,11 +131,13 @@ async function run(
   const enrollments = context.enrollments;
   const shell = enrollments?.shells.get(input.target.id);
   if (!enrollments || !shell) {
+    const line = context.enrollCommand ?? 'eval "$(tmux-mcp enroll)"';
     throw new RunFailure(
       "unsupported",
-      `pane ${input.target.id} is not enrolled for tmux_run on this server; a person enrolls ` +
-        `it by typing eval "$(tmux-mcp enroll)" in it (the enroll_pane prompt shows how); ` +
-        "tmux_capabilities lists enrolled_panes. Meanwhile run_command works in any shell pane",
+      `pane ${input.target.id} is not enrolled for tmux_run on this server; ask the person to ` +
+        `type this line in it (an agent must not type it): ${line} (tmux_capabilities ` +
+        "enroll_command; the enroll_pane prompt explains it). tmux_capabilities lists " +
+        "enrolled_panes. Meanwhile run_command works in any shell pane",
     );
   }
   const slots = enrollments.runs;
