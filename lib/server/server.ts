@@ -225,7 +225,7 @@ function registerHandlers(mcp: Server, context: ServerContext, tasks: TaskStore)
     }
     try {
       const task = tasks.start(
-        (signal) => callTool(context, tool, args, { signal }),
+        (signal) => callTool(context, tool, args, { signal, task: true }),
         asTask.era === "legacy" ? asTask.ttlMs : undefined,
       );
       return createdTaskResult(task, asTask.era);
