@@ -20,6 +20,8 @@ options:
   --enroll-pane %ID=FILE               write a setup file a person sources in pane %ID (up to 8)
   --enrollment-timeout SECONDS         how long setup files stay valid (default 60, max 300)
   --run-timeout SECONDS                tmux_run deadline (default 30, max 3600)
+  --run-timeout-with-progress SECONDS  tmux_run deadline for a call with a progress token or
+                                       made as a task (default 600, max 3600)
   --max-response-bytes BYTES           response budget (default 4194304)
   --help, --version
 `;

@@ -146,8 +146,10 @@ Deno.test(
       { onprogress: (p: { message?: string }) => messages.push(p.message ?? "") },
     );
     assert.equal(result.isError, false);
-    assert.ok(messages.includes("waiting for the shell to be idle at its prompt"), messages.join());
-    assert.ok(messages.includes("the script is running"), messages.join());
+    const waiting = /^waiting for the shell to be idle at its prompt: \d+ s elapsed$/;
+    assert.ok(messages.some((message) => waiting.test(message)), messages.join());
+    const running = /^the script is running: \d+ s elapsed/;
+    assert.ok(messages.some((message) => running.test(message)), messages.join());
   }),
 );
 

@@ -21,6 +21,8 @@ export type HelperMessage =
    */
   | { type: "started"; run_id: string; pid: number; adopts: boolean }
   | { type: "result"; run_id: string; completion: Completion; stdout_bytes: number }
+  /** The answer to `count`: the bytes of each stream the helper has read so far. */
+  | { type: "counted"; run_id: string; stdout_bytes: number; stderr_bytes: number }
   /** `stream` is the first stream that went over its limit. */
   | { type: "overflow"; run_id: string; stream: OutputStream; stop: StopReport }
   | { type: "drain_timeout"; run_id: string; completion: Completion; open: OutputStream[] }
@@ -59,6 +61,8 @@ export type ServerMessage =
   | { type: "prove" }
   | { type: "script"; run_id: string; stdout_limit: number; stderr_limit: number }
   | { type: "abort"; run_id: string }
+  /** Asks how much output a running script has written so far (for progress); `counted`. */
+  | { type: "count"; run_id: string }
   | { type: "cancel"; run_id: string };
 
 export type Frame<T> = { header: T; body: Uint8Array };
@@ -209,6 +213,10 @@ export function parseHelperMessage(header: unknown): HelperMessage | null {
         ? { type: "result", run_id, completion, stdout_bytes: h.stdout_bytes }
         : null;
     }
+    case "counted":
+      return isCount(h.stdout_bytes) && isCount(h.stderr_bytes)
+        ? { type: "counted", run_id, stdout_bytes: h.stdout_bytes, stderr_bytes: h.stderr_bytes }
+        : null;
     case "started":
       return isInteger(h.pid) && h.pid > 1 && typeof h.adopts === "boolean"
         ? { type: "started", run_id, pid: h.pid, adopts: h.adopts }

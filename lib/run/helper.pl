@@ -487,6 +487,13 @@ sub handle_frame {
   return 0 unless $run_id =~ $HEX32;
   if ($type eq 'abort') {
     delete $requests{$run_id};
+  } elsif ($type eq 'count') {
+    # Asked for progress: what each stream has given so far. A run already over says nothing;
+    # its result is on the way or was sent.
+    my $run = $runs{$run_id};
+    send_frame(sprintf '{"type":"counted","run_id":"%s","stdout_bytes":%d,"stderr_bytes":%d}',
+      $run_id, length $run->{streams}{stdout}{data}, length $run->{streams}{stderr}{data})
+      if $run;
   } elsif ($type eq 'cancel') {
     stop_run($runs{$run_id}) if $runs{$run_id};
   } elsif ($type eq 'script' && defined $header->{stdout_limit}

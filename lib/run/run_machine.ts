@@ -153,7 +153,6 @@ export type RunHooks = {
 export type RunServer = {
   readonly tmux: TmuxClient;
   readonly generation: string;
-  readonly config: { readonly runTimeoutSeconds: number };
   readonly hooks: Readonly<RunHooks>;
   /**
    * A cancelled request gets no response (MCP), so its outcome is also logged, for clients that
@@ -178,9 +177,20 @@ export type Run = {
   /** Aborts on a cancel, the run deadline or shutdown; `interruption` says which. */
   readonly interrupt: AbortSignal;
   readonly interruption: () => Interruption;
+  /** The deadline behind `interrupt`'s "deadline", as the error states it. */
+  readonly deadlineSeconds: number;
   /** Runs a step that waits, reporting progress with `message` while it does. */
   readonly during: <T>(message: string, step: () => Promise<T>) => Promise<T>;
+  /**
+   * Told the bytes the script has written so far, when the caller wants progress: while the
+   * script runs the helper is asked every COUNT_INTERVAL_MS (it holds the outputs, not us).
+   */
+  readonly onOutput?: (bytes: OutputSoFar) => void;
 };
+
+export type OutputSoFar = { stdout: number; stderr: number };
+
+const COUNT_INTERVAL_MS = 1000;
 
 /** What a run that completed answers (tmux_run's success data). */
 type Completed = {
@@ -381,6 +391,8 @@ async function execute(run: Run, receipt: Receipt): Promise<Completed> {
   const watch = watchTarget(shell);
   const stopNow = AbortSignal.any([run.interrupt, watch.signal]);
   let started: Started | null = null;
+  const counting = run.onOutput &&
+    setInterval(() => shell.sendFrame({ type: "count", run_id: slot.runId }), COUNT_INTERVAL_MS);
   try {
     while (true) {
       let event: RunEvent;
@@ -389,7 +401,7 @@ async function execute(run: Run, receipt: Receipt): Promise<Completed> {
       } catch {
         const cause: StopCause = watch.signal.aborted
           ? { code: "stale_target", what: watch.signal.reason }
-          : interruptionCause(run.interruption(), run.server.config.runTimeoutSeconds);
+          : interruptionCause(run.interruption(), run.deadlineSeconds);
         return await stopAndReport(run, receipt, started, cause);
       }
       if (event.kind === "gone") {
@@ -400,9 +412,14 @@ async function execute(run: Run, receipt: Receipt): Promise<Completed> {
         started = event.message;
         continue;
       }
+      if (event.message.type === "counted") {
+        run.onOutput?.({ stdout: event.message.stdout_bytes, stderr: event.message.stderr_bytes });
+        continue;
+      }
       return outcome(run, receipt, event.message, event.body);
     }
   } finally {
+    clearInterval(counting);
     watch.stop();
   }
 }
@@ -412,9 +429,10 @@ function interruptionCause(code: Interruption, deadlineSeconds: number): StopCau
     return {
       code,
       what: `the script ran past the run deadline (${deadlineSeconds} s)`,
-      advice: "for longer work (the deadline is limits.run_deadline_seconds in " +
-        "tmux_capabilities) start it in the background with its output redirected to a " +
-        "file (nohup cmd >file 2>&1 &) and read the file in later runs",
+      advice: "for longer work call with a progress token (_meta.progressToken) or as a " +
+        "task, which get limits.run_deadline_with_progress_seconds in tmux_capabilities, or " +
+        "start it in the background with its output redirected to a file (nohup cmd >file " +
+        "2>&1 &) and read the file in later runs",
     };
   }
   if (code === "cancelled") return { code, what: "the run was cancelled" };
@@ -560,6 +578,7 @@ async function stopAndReport(
       if (event.kind !== "helper") continue;
       const message = event.message;
       if (message.type === "started") started = message;
+      else if (message.type === "counted") continue;
       else if (message.type === "cancelled") confirmed = message;
       else return outcome(run, receipt, message, event.body);
     }

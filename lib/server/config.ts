@@ -7,6 +7,8 @@ import type { SocketChoice } from "../tmux/tmux.ts";
 
 export const DEFAULT_RUN_TIMEOUT_SECONDS = 30;
 export const MAX_RUN_TIMEOUT_SECONDS = 3600;
+/** A call with a progress token, or a task, can wait: a 10-minute build runs by default. */
+export const DEFAULT_RUN_TIMEOUT_WITH_PROGRESS_SECONDS = 600;
 export const DEFAULT_ENROLLMENT_SECONDS = 60;
 export const MAX_ENROLLMENT_SECONDS = 300;
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -23,6 +25,7 @@ export type Config = {
   enrollPanes: { paneId: string; file: string }[];
   enrollmentSeconds: number;
   runTimeoutSeconds: number;
+  runTimeoutWithProgressSeconds: number;
   maxResponseBytes: number;
   waitMaxSeconds: number;
 };
@@ -47,6 +50,7 @@ const OPTIONS = {
   "enroll-pane": { type: "string", multiple: true },
   "enrollment-timeout": { type: "string" },
   "run-timeout": { type: "string" },
+  "run-timeout-with-progress": { type: "string" },
   "max-response-bytes": { type: "string" },
   script: { type: "string" },
   server: { type: "string" },
@@ -146,6 +150,12 @@ export function parseCommandLine(
     runTimeoutSeconds:
       boundedInteger(values["run-timeout"], "--run-timeout", 1, MAX_RUN_TIMEOUT_SECONDS) ??
         DEFAULT_RUN_TIMEOUT_SECONDS,
+    runTimeoutWithProgressSeconds: boundedInteger(
+      values["run-timeout-with-progress"],
+      "--run-timeout-with-progress",
+      1,
+      MAX_RUN_TIMEOUT_SECONDS,
+    ) ?? DEFAULT_RUN_TIMEOUT_WITH_PROGRESS_SECONDS,
     maxResponseBytes: boundedInteger(
       values["max-response-bytes"],
       "--max-response-bytes",

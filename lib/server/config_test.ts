@@ -7,6 +7,7 @@ import {
   DEFAULT_ENROLLMENT_SECONDS,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_RUN_TIMEOUT_SECONDS,
+  DEFAULT_RUN_TIMEOUT_WITH_PROGRESS_SECONDS,
   DEFAULT_WAIT_MAX_SECONDS,
   parseCommandLine,
   UsageError,
@@ -49,12 +50,18 @@ Deno.test("no flags and no environment: serve, tmux's default socket, documented
     enrollPanes: [],
     enrollmentSeconds: DEFAULT_ENROLLMENT_SECONDS,
     runTimeoutSeconds: DEFAULT_RUN_TIMEOUT_SECONDS,
+    runTimeoutWithProgressSeconds: DEFAULT_RUN_TIMEOUT_WITH_PROGRESS_SECONDS,
     maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
     waitMaxSeconds: DEFAULT_WAIT_MAX_SECONDS,
   });
   assert.deepEqual(
-    [DEFAULT_ENROLLMENT_SECONDS, DEFAULT_RUN_TIMEOUT_SECONDS, DEFAULT_WAIT_MAX_SECONDS],
-    [60, 30, 30],
+    [
+      DEFAULT_ENROLLMENT_SECONDS,
+      DEFAULT_RUN_TIMEOUT_SECONDS,
+      DEFAULT_RUN_TIMEOUT_WITH_PROGRESS_SECONDS,
+      DEFAULT_WAIT_MAX_SECONDS,
+    ],
+    [60, 30, 600, 30],
   );
   assert.equal(DEFAULT_MAX_RESPONSE_BYTES, 4 * 1024 * 1024);
 });
@@ -141,6 +148,12 @@ const BOUNDED: { name: string; min: number; max: number; read: (c: Config) => nu
     read: (c) => c.enrollmentSeconds,
   },
   { name: "--run-timeout", min: 1, max: 3600, read: (c) => c.runTimeoutSeconds },
+  {
+    name: "--run-timeout-with-progress",
+    min: 1,
+    max: 3600,
+    read: (c) => c.runTimeoutWithProgressSeconds,
+  },
   {
     name: "--max-response-bytes",
     min: 4096,

@@ -7,7 +7,8 @@ type Prompt = {
   name: string;
   description: string;
   arguments: { name: string; description: string; required: boolean }[];
-  text: (args: Record<string, string>) => string;
+  /** `enrollCommand`: this server's own enroll line, when tmux_run can run here. */
+  text: (args: Record<string, string>, enrollCommand: string | null) => string;
 };
 
 const PANE = { name: "pane_id", description: "the pane's exact id, e.g. %3", required: true };
@@ -44,18 +45,23 @@ export const PROMPTS: Prompt[] = [
     name: "enroll_pane",
     description: "How a person enrolls a pane so tmux_run may run scripts in it",
     arguments: [{ name: "pane_id", description: "the pane to enroll, e.g. %3", required: false }],
-    text: ({ pane_id }) => {
+    text: ({ pane_id }, enrollCommand) => {
       const pane = pane_id ?? "%N";
+      const line = enrollCommand
+        ? `     ${enrollCommand}\n` +
+          `   That is this server's exact line (tmux_capabilities enroll_command): it names ` +
+          `this server's own program by absolute path, so it needs neither tmux-mcp nor deno ` +
+          `on PATH. With tmux-mcp installed, eval "$(tmux-mcp enroll)" works too.`
+        : `     eval "$(tmux-mcp enroll)"\n` +
+          `   tmux-mcp is this server's program: install it with ` +
+          `deno install -g -A -n tmux-mcp <path or URL of main.ts> (it needs deno on PATH, ` +
+          `e.g. npm install -g deno@2.9.6), or use the exact line the server printed on ` +
+          `stderr at startup, which names this server (enroll --server PID).`;
       return `To let tmux_run run scripts in pane ${pane}, a person does this:\n` +
         `1. The MCP server runs with --enable-tool tmux_run (tmux_capabilities then lists ` +
         `tmux_run under enabled_tools).\n` +
         `2. In pane ${pane}, at an idle zsh 5.9 prompt, the person types:\n` +
-        `     eval "$(tmux-mcp enroll)"\n` +
-        `   tmux-mcp is this server's program: install it with ` +
-        `deno install -g -A -n tmux-mcp <path or URL of main.ts> (it needs deno on PATH, ` +
-        `e.g. npm install -g deno@2.9.6), or use the exact line the server printed on stderr ` +
-        `at startup, which names this server (enroll --server PID). The pane prints ` +
-        `"tmux-mcp: this pane is enrolled for tmux_run".\n` +
+        `${line} The pane prints "tmux-mcp: this pane is enrolled for tmux_run".\n` +
         `   Or, when starting the server: --enroll-pane ${pane}=FILE (FILE a new path only ` +
         `they can write), then type source FILE in the pane within the enrollment timeout ` +
         `(60 seconds by default).\n` +
@@ -68,7 +74,7 @@ export const PROMPTS: Prompt[] = [
   },
 ];
 
-export function registerPrompts(mcp: Server): void {
+export function registerPrompts(mcp: Server, enrollCommand: string | null): void {
   mcp.setRequestHandler("prompts/list", () => ({
     prompts: PROMPTS.map(({ name, description, arguments: args }) => ({
       name,
@@ -98,7 +104,10 @@ export function registerPrompts(mcp: Server): void {
     }
     return {
       description: prompt.description,
-      messages: [{ role: "user", content: { type: "text", text: prompt.text(args) } }],
+      messages: [{
+        role: "user",
+        content: { type: "text", text: prompt.text(args, enrollCommand) },
+      }],
     };
   });
 }

@@ -107,5 +107,5 @@ export function registerResourcesAndPrompts(mcp: Server, context: ServerContext)
     }
     return { contents: [{ uri, mimeType: view.mimeType, text }] };
   });
-  registerPrompts(mcp);
+  registerPrompts(mcp, context.enrollCommand);
 }

@@ -145,6 +145,7 @@ export async function startServer(
     generation: randomHex(),
     enabledTools,
     enrollments,
+    enrollCommand: enrollments && version?.atLeast33 ? enrollCommandLine() : null,
     tempFiles,
     closing: closing.signal,
     hooks: options.hooks ?? {},
@@ -224,7 +225,7 @@ function registerHandlers(mcp: Server, context: ServerContext, tasks: TaskStore)
     }
     try {
       const task = tasks.start(
-        (signal) => callTool(context, tool, args, { signal }),
+        (signal) => callTool(context, tool, args, { signal, task: true }),
         asTask.era === "legacy" ? asTask.ttlMs : undefined,
       );
       return createdTaskResult(task, asTask.era);
@@ -274,8 +275,8 @@ export async function serveStdio(config: Config): Promise<void> {
   const server = await startServer(config);
   const { context } = server;
   // One line: the binding, the tools, and (with tmux_run on tmux 3.3+) the enroll line to copy.
-  const enroll = context.enrollments && context.tmuxVersion?.atLeast33
-    ? `; to lend a pane to this server, type in it: ${enrollCommandLine()}`
+  const enroll = context.enrollCommand
+    ? `; to lend a pane to this server, type in it: ${context.enrollCommand}`
     : "";
   console.error(
     `tmux-mcp: bound to ${socketPath(context.tmux.socket)}; tools: ${

@@ -23,6 +23,7 @@ export type Toolset = "inspect" | "manage" | "execute" | "teardown";
 export type ToolSettings = {
   enrollmentSeconds: number;
   runTimeoutSeconds: number;
+  runTimeoutWithProgressSeconds: number;
   maxResponseBytes: number;
   waitMaxSeconds: number;
 };
@@ -34,6 +35,12 @@ export type ServerContext = {
   readonly generation: string;
   readonly enabledTools: ReadonlySet<string>;
   readonly enrollments: Enrollments | null;
+  /**
+   * The line a person types in a zsh pane to lend it to this server, written with the absolute
+   * paths of this very process (lib/cli/in_pane.ts enrollCommandLine), so it needs neither
+   * `tmux-mcp` nor `deno` on PATH; null when tmux_run cannot run here (off, or tmux < 3.3).
+   */
+  readonly enrollCommand: string | null;
   /** The capture's and paste's files, in the server's private directory. */
   readonly tempFiles: TempFiles;
   /** Aborts when the server begins to close: new calls are refused as `closed`. */
@@ -51,6 +58,8 @@ export type ServerContext = {
 export type ToolExtra = {
   signal: AbortSignal;
   progress?: (progress: number, message: string) => void;
+  /** The call runs as an MCP task: its client waits on the task, not on a request timeout. */
+  task?: true;
 };
 
 export type ToolDefinition = {

@@ -88,6 +88,7 @@ const TMUX_CAPABILITIES_OUTPUT = toolOutput(
     "limits",
     "authored_run",
     "enrolled_panes",
+    "enroll_command",
     "pending_invitations",
     "recent_runs",
   ], {
@@ -105,6 +106,7 @@ const TMUX_CAPABILITIES_OUTPUT = toolOutput(
       "default_run_output_bytes",
       "max_run_output_bytes",
       "run_deadline_seconds",
+      "run_deadline_with_progress_seconds",
       "enrollment_lifetime_seconds",
       "max_response_bytes",
       "max_concurrent_runs",
@@ -114,6 +116,7 @@ const TMUX_CAPABILITIES_OUTPUT = toolOutput(
       default_run_output_bytes: integer(),
       max_run_output_bytes: integer(),
       run_deadline_seconds: integer(),
+      run_deadline_with_progress_seconds: integer(),
       enrollment_lifetime_seconds: integer(),
       max_response_bytes: integer(),
       max_concurrent_runs: integer(),
@@ -142,6 +145,7 @@ const TMUX_CAPABILITIES_OUTPUT = toolOutput(
         busy: boolean(),
       }),
     }),
+    enroll_command: nullable("string"),
     pending_invitations: array({ items: string({ pattern: "^%[0-9]+$" }) }),
     recent_runs: array({ items: RECENT_RUN, maxItems: RECENT_RUNS_KEPT }),
   }),
@@ -153,7 +157,9 @@ export const tmuxCapabilitiesTool = defineTool({
   toolset: "inspect",
   description: "Describe this server: its generation (pass this top-level generation as " +
     "target.generation to tmux_run; an enrolled pane's enrollment_generation is not it), the " +
-    "tmux version and pid, enabled tools, limits, which panes are enrolled for tmux_run, and " +
+    "tmux version and pid, enabled tools, limits, which panes are enrolled for tmux_run, " +
+    "enroll_command (the exact line a person types in a zsh pane to lend it to this server: " +
+    "relay it, never type it yourself), and " +
     "the last 16 tmux_run runs, newest first, with their outcomes: read a cancelled or " +
     "timed-out run's result here. Call it first before tmux_run. To list every pane, use " +
     "list_panes.",
@@ -188,6 +194,7 @@ export const tmuxCapabilitiesTool = defineTool({
         default_run_output_bytes: DEFAULT_OUTPUT_LIMIT,
         max_run_output_bytes: MAX_OUTPUT_LIMIT,
         run_deadline_seconds: context.config.runTimeoutSeconds,
+        run_deadline_with_progress_seconds: context.config.runTimeoutWithProgressSeconds,
         enrollment_lifetime_seconds: context.config.enrollmentSeconds,
         max_response_bytes: context.config.maxResponseBytes,
         max_concurrent_runs: MAX_CONCURRENT_RUNS,
@@ -206,6 +213,7 @@ export const tmuxCapabilitiesTool = defineTool({
         enrollment_generation: shell.enrollmentGeneration,
         busy: shell.run !== null,
       })),
+      enroll_command: context.enrollCommand,
       pending_invitations: enrollments?.pendingInvitations() ?? [],
       recent_runs: recentRuns,
     });

@@ -3,7 +3,7 @@
 // run slots it takes (one per shell, 8 per server). The run itself — prepare, authorize (the
 // commit point), execute, retire — is lib/run/run_machine.ts; every failure is a RunFailure
 // that run_outcome.ts turns into `{code, delivery, effects}`.
-import { type Interruption, runScript } from "../run/run_machine.ts";
+import { type Interruption, type OutputSoFar, runScript } from "../run/run_machine.ts";
 import { failurePayload, RunFailure } from "../run/run_outcome.ts";
 import { sha256Hex } from "../util/ids.ts";
 import {
@@ -62,9 +62,10 @@ export const tmuxRunTool: ToolDefinition = {
     "as /bin/sh -c, at most 65536 UTF-8 bytes, no NUL; stdout_limit and stderr_limit are bytes " +
     "kept per stream (default 65536, max 262144): output over a limit fails the run " +
     "(capacity) with no output, so raise the limit or write to a file and read its tail. The " +
-    "run deadline (limits.run_deadline_seconds in tmux_capabilities, 30 s by default) covers " +
-    "waiting for the prompt and the script; for longer work start it in the background with " +
-    "its output redirected to a file and poll. Background jobs must redirect their output " +
+    "run deadline covers waiting for the prompt and the script: limits.run_deadline_seconds " +
+    "in tmux_capabilities (30 s by default), or run_deadline_with_progress_seconds (10 " +
+    "minutes) for a call with a progress token or made as a task, with progress every second " +
+    "(elapsed seconds, output bytes so far). Background jobs must redirect their output " +
     "(>file 2>&1): one that keeps stdout or stderr open past the script's exit fails the " +
     "run (deadline) without its output. It runs only while the " +
     "pane's prompt is idle and empty, never types into the terminal, closes stdin, and " +
@@ -131,11 +132,13 @@ async function run(
   const enrollments = context.enrollments;
   const shell = enrollments?.shells.get(input.target.id);
   if (!enrollments || !shell) {
+    const line = context.enrollCommand ?? 'eval "$(tmux-mcp enroll)"';
     throw new RunFailure(
       "unsupported",
-      `pane ${input.target.id} is not enrolled for tmux_run on this server; a person enrolls ` +
-        `it by typing eval "$(tmux-mcp enroll)" in it (the enroll_pane prompt shows how); ` +
-        "tmux_capabilities lists enrolled_panes. Meanwhile run_command works in any shell pane",
+      `pane ${input.target.id} is not enrolled for tmux_run on this server; ask the person to ` +
+        `type this line in it (an agent must not type it): ${line} (tmux_capabilities ` +
+        "enroll_command; the enroll_pane prompt explains it). tmux_capabilities lists " +
+        "enrolled_panes. Meanwhile run_command works in any shell pane",
     );
   }
   const slots = enrollments.runs;
@@ -152,7 +155,12 @@ async function run(
       "the server is running its maximum number of runs (8); call again when one has finished",
     );
   }
-  const deadline = AbortSignal.timeout(context.config.runTimeoutSeconds * 1000);
+  // A caller that hears progress, or waits on a task, is not held to a request timeout: it gets
+  // the long deadline (a 10-minute build by default); a plain call keeps --run-timeout.
+  const deadlineSeconds = extra.progress || extra.task
+    ? context.config.runTimeoutWithProgressSeconds
+    : context.config.runTimeoutSeconds;
+  const deadline = AbortSignal.timeout(deadlineSeconds * 1000);
   const closing = slots.closing;
   const interrupt = AbortSignal.any([extra.signal, deadline, closing]);
   const interruption = (): Interruption =>
@@ -168,24 +176,41 @@ async function run(
     limits: { stdout: stdoutLimit, stderr: stderrLimit },
     interrupt,
     interruption,
-    during: progressReporter(extra.progress),
+    deadlineSeconds,
+    ...progressReporter(extra.progress),
   });
 }
 
 /**
  * Reports progress while a step waits, when the client asked for it: once when the step
- * starts, then every second, with a count that keeps rising across steps.
+ * starts, then every PROGRESS_INTERVAL_MS, with a count that keeps rising across steps. Each
+ * message says the seconds since the call began and, once the helper has answered, the bytes
+ * the script has written to stdout and stderr so far (bytes only: the text comes in the result).
  */
-function progressReporter(progress: ToolExtra["progress"]) {
+function progressReporter(
+  progress: ToolExtra["progress"],
+): Pick<Parameters<typeof runScript>[0], "during" | "onOutput"> {
+  const began = Date.now();
   let count = 0;
-  return async <T>(message: string, step: () => Promise<T>): Promise<T> => {
-    if (!progress) return await step();
-    progress(++count, message);
-    const timer = setInterval(() => progress(++count, message), PROGRESS_INTERVAL_MS);
-    try {
-      return await step();
-    } finally {
-      clearInterval(timer);
-    }
+  let output: OutputSoFar | null = null;
+  const say = (step: string) => {
+    const seconds = Math.floor((Date.now() - began) / 1000);
+    const bytes = output
+      ? `; ${output.stdout} bytes of stdout and ${output.stderr} of stderr so far`
+      : "";
+    progress?.(++count, `${step}: ${seconds} s elapsed${bytes}`);
+  };
+  return {
+    during: async <T>(step: string, work: () => Promise<T>): Promise<T> => {
+      if (!progress) return await work();
+      say(step);
+      const timer = setInterval(() => say(step), PROGRESS_INTERVAL_MS);
+      try {
+        return await work();
+      } finally {
+        clearInterval(timer);
+      }
+    },
+    ...(progress && { onOutput: (bytes: OutputSoFar) => output = bytes }),
   };
 }

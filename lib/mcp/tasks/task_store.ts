@@ -3,7 +3,8 @@
 // era's shapes from it): working → completed (the tool returned a result, even one with isError)
 // | failed (it threw) | cancelled, nothing after a terminal state. A task owns the AbortController of its run, so a cancel stops the run (tmux_run stops
 // the script's whole process group when its signal aborts) whatever the client's own request
-// timeout was; the run itself is still bounded by the tool's own limit (--run-timeout).
+// timeout was; the run itself is still bounded by the tool's own limit (tmux_run: its long
+// deadline, --run-timeout-with-progress, 10 minutes by default).
 //
 // Tasks live in this process's memory only: a restart loses them. At most MAX_TASKS are kept;
 // past that, the oldest finished task is forgotten to make room, and when every kept task is
@@ -16,7 +17,8 @@ import { randomHex } from "../../util/ids.ts";
 
 export const MAX_TASKS = 64;
 export const MAX_TTL_MS = 60 * 60 * 1000;
-export const DEFAULT_TTL_MS = 10 * 60 * 1000;
+/** Longer than tmux_run's default long deadline (10 minutes): a run to its end stays readable. */
+export const DEFAULT_TTL_MS = 20 * 60 * 1000;
 /** How often a client is asked to poll tasks/get. */
 export const POLL_INTERVAL_MS = 1000;
 
