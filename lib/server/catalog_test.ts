@@ -16,6 +16,7 @@ const README_TOOLSETS: Record<string, string[]> = {
     "capture_pane",
     "capture_since",
     "wait_for_text",
+    "wait_for_command",
     "search_panes",
     "show_options",
   ],
