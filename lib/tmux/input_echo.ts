@@ -18,7 +18,8 @@ export function withoutEcho(arrived: string[], typed: string): string[] {
       // The first line starts at the cursor and wraps at the pane's edge.
       let rest = line.trimEnd();
       while (row < rows.length) {
-        const shown = rows[row].trimEnd();
+        // A prompt's trailing space is not captured, so the first row may begin with it.
+        const shown = row === 0 ? rows[row].trim() : rows[row].trimEnd();
         if (shown !== "" && shown.length < rest.length && rest.startsWith(shown)) {
           rest = rest.slice(shown.length).trimStart();
           rows[row] = "";

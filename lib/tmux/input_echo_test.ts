@@ -7,6 +7,10 @@ Deno.test("the echoed line is taken off and the output stays", () => {
   assert.deepEqual(withoutEcho(["print(6*7)", "42", ">>> "], "print(6*7)"), ["42", ">>> "]);
 });
 
+Deno.test("the prompt's space before the cursor, which the capture dropped, is no obstacle", () => {
+  assert.deepEqual(withoutEcho([" print(6*7)", "42"], "print(6*7)"), ["42"]);
+});
+
 Deno.test("an echo that wrapped over rows is taken off whole", () => {
   assert.deepEqual(withoutEcho(["echo one two", "three four", "out"], "echo one two three four"), [
     "out",
