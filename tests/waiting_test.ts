@@ -43,7 +43,7 @@ Deno.test(
       timeout: 10,
     }, { onprogress: () => begun = true });
     await waitFor("the wait to begin", () => begun);
-    await typeInto(lab, "echo NEW_TOKEN", true);
+    await typeInto(lab, "echo NEW_''TOKEN", true);
     const result = await waiting;
     assert.equal(result.data.outcome, "matched");
     assert.equal(result.data.matched_text, "NEW_TOKEN");

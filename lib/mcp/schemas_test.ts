@@ -143,8 +143,8 @@ const MESSAGES: [tool: string, input: unknown, message: string][] = [
   ],
   [
     "wait_for_text",
-    { pane_id: "%1", patterns: ["a"], timeout: -1, cursor: "abc" },
-    "`timeout` must be greater than 0; `cursor` must be at least 4 characters long",
+    { pane_id: "%1", patterns: ["a"], timeout: -1, cursor: "" },
+    "`timeout` must be greater than 0; `cursor` must not be empty",
   ],
   [
     "resize_pane",

@@ -12,7 +12,7 @@ import { LISTING_TOOLS } from "../tools/listing.ts";
 import { SCREEN_TOOLS } from "../tools/screen.ts";
 import { showOptionsTool } from "../tools/options.ts";
 import { WAITING_TOOLS } from "../tools/waiting.ts";
-import { runCommandTool } from "../tools/run_command.ts";
+import { runCommandTool, waitForCommandTool } from "../tools/run_command.ts";
 import { TEARDOWN_TOOLS } from "../tools/teardown.ts";
 import { MANAGE_TOOLS } from "../tools/manage.ts";
 import { EXECUTE_TOOLS } from "../tools/execute.ts";
@@ -26,6 +26,7 @@ export const CATALOG: ToolDefinition[] = [
   ...SCREEN_TOOLS,
   showOptionsTool,
   ...WAITING_TOOLS,
+  waitForCommandTool,
   ...MANAGE_TOOLS,
   runCommandTool,
   ...EXECUTE_TOOLS,

@@ -29,6 +29,7 @@ import type { RunHooks } from "../run/run_machine.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
 import { closeControlConnections } from "../tmux/control_servers.ts";
 import { TempFiles } from "../tmux/temp_files.ts";
+import { CURSOR_IDLE_MS, CURSORS_KEPT, CursorStore } from "../tmux/cursor_store.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "../mcp/tool_result.ts";
 import helperScript from "../../helper.sh" with { type: "text" };
 import { helperProgram } from "../run/helper_program.ts";
@@ -147,6 +148,7 @@ export async function startServer(
     enrollments,
     enrollCommand: enrollments && version?.atLeast33 ? enrollCommandLine() : null,
     tempFiles,
+    cursors: new CursorStore({ capacity: CURSORS_KEPT, idleMs: CURSOR_IDLE_MS }),
     closing: closing.signal,
     hooks: options.hooks ?? {},
     caller: options.caller ?? callerFromEnvironment(),

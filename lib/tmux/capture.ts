@@ -2,7 +2,10 @@
 // only relative to a history that it trims and clears, so "since" is a position in the grid
 // (history size + cursor row, and the cursor column) checked against the text just before it:
 // when that text has moved we find it again, and when it is gone we say lines may be missed
-// rather than guess. Cursors carry all of this, so they are stateless and survive between calls.
+// rather than guess. A full-screen program draws on the alternate screen, where positions mean
+// nothing and the shell's scrollback is still underneath: across a switch, or while a program
+// redraws there, "since" is the current screen, flagged as a redraw. Cursors are kept by the
+// server (cursor_store.ts); a client holds only a handle.
 import type { TmuxClient } from "./tmux.ts";
 import {
   isNotAnswering,
@@ -37,6 +40,8 @@ export type Snapshot = {
   lines: string[];
   /** True when tmux wrote bytes that are not UTF-8; they appear as `\xNN`, and `\` as `\\`. */
   escaped: boolean;
+  /** True while a full-screen program has the alternate screen (tmux's alternate_on). */
+  alternate: boolean;
 };
 
 export type Cursor = {
@@ -45,6 +50,9 @@ export type Cursor = {
   line: number;
   column: number;
   anchor: string[];
+  alternate: boolean;
+  /** On the alternate screen: a digest of each visible row, to tell what a redraw changed. */
+  screen: number[];
 };
 
 /** tmux said it saved the capture, yet the file is empty though a byte can be written there. */
@@ -79,7 +87,7 @@ export async function snapshot(
     "-t",
     paneId,
     "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y} " +
-    "#{pane_current_command}",
+    "#{alternate_on} #{pane_current_command}",
     ";",
     "capture-pane",
     "-b",
@@ -147,12 +155,13 @@ export async function snapshot(
       paneId,
       panePid: Number(header[1]),
       dead: header[2] === "1",
-      currentCommand: header.slice(6).join(" "),
+      currentCommand: header.slice(7).join(" "),
       historySize: Math.min(Number(header[3]), historyWindow ?? Infinity),
       cursorX: Number(header[4]),
       cursorY: Number(header[5]),
       lines,
       escaped,
+      alternate: header[6] === "1",
     },
   };
 }
@@ -218,7 +227,22 @@ export function cursorAt(shot: Snapshot): Cursor {
     line,
     column: prefix.length,
     anchor: [...before, prefix],
+    alternate: shot.alternate,
+    screen: shot.alternate ? visibleRows(shot).map(rowDigest) : [],
   };
+}
+
+function visibleRows(shot: Snapshot): string[] {
+  return shot.lines.slice(shot.historySize);
+}
+
+/** FNV-1a over a row's UTF-16 units: tells a changed row from an unchanged one, nothing more. */
+function rowDigest(row: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < row.length; i++) {
+    hash = Math.imul(hash ^ row.charCodeAt(i), 0x01000193) >>> 0;
+  }
+  return hash;
 }
 
 function anchorMatches(lines: string[], line: number, anchor: string[]): boolean {
@@ -232,20 +256,49 @@ function anchorMatches(lines: string[], line: number, anchor: string[]): boolean
 }
 
 export type Since = {
-  /** Lines from the cursor's line to the current cursor row, the first one whole. */
+  /**
+   * Lines from the cursor's line to the current cursor row, the first one whole; after a
+   * redraw, the whole current screen.
+   */
   lines: string[];
   /** Where on the first line the new text begins (the cursor's column); 0 when lines missed. */
   firstColumn: number;
   linesMissed: boolean;
   reason: "respawned" | "history_changed" | null;
+  /** The alternate screen was switched or redrawn: `lines` is the current screen. */
+  redraw: boolean;
+  /** What a wait tests: the lines' new text (a redraw's: the rows that were not on screen). */
+  arrived: string[];
 };
 
 /** What arrived after `cursor`, located again if history was trimmed since. */
 export function since(shot: Snapshot, cursor: Cursor): Since {
   const end = shot.historySize + shot.cursorY;
   const all = shot.lines.slice(0, end + 1);
-  if (shot.panePid !== cursor.panePid) {
-    return { lines: all, firstColumn: 0, linesMissed: true, reason: "respawned" };
+  const missed = (reason: Since["reason"]): Since => ({
+    lines: all,
+    firstColumn: 0,
+    linesMissed: true,
+    reason,
+    redraw: false,
+    arrived: all,
+  });
+  if (shot.panePid !== cursor.panePid) return missed("respawned");
+  // The alternate screen has no history of its own, and the shell's is still beneath it.
+  if (shot.alternate || cursor.alternate) {
+    const screen = visibleRows(shot);
+    const before = new Set(cursor.screen);
+    const arrived = screen.filter((row) => !before.has(rowDigest(row)));
+    const same = shot.alternate && cursor.alternate && screen.length === cursor.screen.length &&
+      screen.every((row, i) => rowDigest(row) === cursor.screen[i]);
+    return {
+      lines: same ? [] : screen,
+      firstColumn: 0,
+      linesMissed: false,
+      reason: null,
+      redraw: !same,
+      arrived,
+    };
   }
   let found = -1;
   for (let line = Math.min(cursor.line, end); line >= 0; line--) {
@@ -254,45 +307,16 @@ export function since(shot: Snapshot, cursor: Cursor): Since {
       break;
     }
   }
-  if (found < 0) {
-    return { lines: all, firstColumn: 0, linesMissed: true, reason: "history_changed" };
-  }
+  if (found < 0) return missed("history_changed");
   const lines = shot.lines.slice(found, end + 1);
-  return { lines, firstColumn: cursor.column, linesMissed: false, reason: null };
-}
-
-const CURSOR_PREFIX = "c1.";
-
-export function encodeCursor(cursor: Cursor): string {
-  const json = new TextEncoder().encode(JSON.stringify(cursor));
-  return CURSOR_PREFIX + json.toBase64({ alphabet: "base64url", omitPadding: true });
-}
-
-export function decodeCursor(text: string): Cursor | null {
-  if (!text.startsWith(CURSOR_PREFIX)) return null;
-  try {
-    const bytes = Uint8Array.fromBase64(text.slice(CURSOR_PREFIX.length), {
-      alphabet: "base64url",
-    });
-    const value = JSON.parse(decodeUtf8(bytes) ?? "");
-    const ok = typeof value === "object" && value !== null &&
-      typeof value.paneId === "string" && /^%\d+$/.test(value.paneId) &&
-      Number.isInteger(value.panePid) && Number.isInteger(value.line) && value.line >= 0 &&
-      Number.isInteger(value.column) && value.column >= 0 && Array.isArray(value.anchor) &&
-      value.anchor.length >= 1 && value.anchor.length <= ANCHOR_LINES + 1 &&
-      value.anchor.every((line: unknown) => typeof line === "string");
-    return ok
-      ? {
-        paneId: value.paneId,
-        panePid: value.panePid,
-        line: value.line,
-        column: value.column,
-        anchor: value.anchor,
-      }
-      : null;
-  } catch {
-    return null;
-  }
+  return {
+    lines,
+    firstColumn: cursor.column,
+    linesMissed: false,
+    reason: null,
+    redraw: false,
+    arrived: [(lines[0] ?? "").slice(cursor.column), ...lines.slice(1)],
+  };
 }
 
 export type BoundedText = {

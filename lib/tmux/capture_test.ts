@@ -1,14 +1,12 @@
 // Capture cursors without tmux: a cursor names a position in the grid plus the text just
 // before it, so "since" finds that text again after history moved, says lines may be missed
-// when it cannot, and never trusts a cursor it did not write. Decoding keeps every byte.
+// when it cannot, and across the alternate screen answers with the current screen, flagged as a
+// redraw, never with the shell's scrollback. Decoding keeps every byte.
 import assert from "node:assert/strict";
 import {
   bounded,
-  type Cursor,
   cursorAt,
   decodeCapture,
-  decodeCursor,
-  encodeCursor,
   MAX_TEXT_BYTES,
   since,
   type Snapshot,
@@ -26,6 +24,7 @@ function screen(lines: string[], column: number, extra: Partial<Snapshot> = {}):
     cursorY: 0,
     lines,
     escaped: false,
+    alternate: false,
     ...extra,
   };
 }
@@ -58,6 +57,8 @@ Deno.test("a cursor records its grid line, its column and the text before it", (
     line: 3,
     column: 2,
     anchor: ["one", "two", "three", "$ "],
+    alternate: false,
+    screen: [],
   });
 });
 
@@ -81,6 +82,8 @@ Deno.test("since returns the cursor's whole line onwards, and the column where n
     firstColumn: 2,
     linesMissed: false,
     reason: null,
+    redraw: false,
+    arrived: ["make", "built", "$ "],
   });
 });
 
@@ -91,6 +94,8 @@ Deno.test("since with nothing new returns the cursor line, nothing past its colu
     firstColumn: 2,
     linesMissed: false,
     reason: null,
+    redraw: false,
+    arrived: [""],
   });
 });
 
@@ -102,6 +107,8 @@ Deno.test("since finds the anchor again after history was trimmed", () => {
     firstColumn: 2,
     linesMissed: false,
     reason: null,
+    redraw: false,
+    arrived: ["make", "out", "$ "],
   });
 });
 
@@ -113,6 +120,8 @@ Deno.test("since says lines may be missed when the anchor is gone", () => {
     firstColumn: 0,
     linesMissed: true,
     reason: "history_changed",
+    redraw: false,
+    arrived: ["$ clear", "new"],
   });
 });
 
@@ -124,6 +133,8 @@ Deno.test("since says the pane was respawned when its root process changed", () 
     firstColumn: 0,
     linesMissed: true,
     reason: "respawned",
+    redraw: false,
+    arrived: ["a", "$ "],
   });
 });
 
@@ -133,65 +144,46 @@ Deno.test("since stops at the cursor row, not at the blank rows below it", () =>
   assert.deepEqual(since(later, cursor).lines, ["$ ls", "x", "$ "]);
 });
 
-Deno.test("a cursor round-trips through its c1. text form", () => {
-  const cursor: Cursor = cursorAt(screen(["é", "日本", "\\x00 ✓"], 2));
-  const text = encodeCursor(cursor);
-  assert.match(text, /^c1\.[A-Za-z0-9_-]+$/);
-  assert.deepEqual(decodeCursor(text), cursor);
+/** A pane on the alternate screen: `rows` visible under the shell's `history`. */
+function fullScreen(history: string[], rows: string[]): Snapshot {
+  return screen([...history, ...rows], 0, {
+    historySize: history.length,
+    cursorY: rows.length - 1,
+    alternate: true,
+  });
+}
+
+Deno.test("across a switch to the alternate screen, since is the screen, not the scrollback", () => {
+  const shell = ["old output", "more old output", "$ less file"];
+  const cursor = cursorAt(screen(shell, 12));
+  const seen = since(fullScreen(shell, ["line 1 of file", "line 2 of file", ":"]), cursor);
+  assert.equal(seen.redraw, true);
+  assert.equal(seen.linesMissed, false);
+  assert.deepEqual(seen.lines, ["line 1 of file", "line 2 of file", ":"]);
+  assert.deepEqual(seen.arrived, seen.lines);
 });
 
-Deno.test("a cursor text that was not written by encodeCursor is refused", () => {
-  const good: Cursor = { paneId: "%1", panePid: 5, line: 0, column: 0, anchor: [""] };
-  const encode = (value: unknown) =>
-    "c1." +
-    new TextEncoder().encode(JSON.stringify(value)).toBase64({
-      alphabet: "base64url",
-      omitPadding: true,
-    });
-  assert.deepEqual(decodeCursor(encode(good)), good);
-  for (
-    const text of [
-      "",
-      "c2." + encodeCursor(good).slice(3),
-      "c1.",
-      "c1.***",
-      "c1." + new TextEncoder().encode("not json").toBase64({ alphabet: "base64url" }),
-      "c1." + bytes(0xff, 0xfe).toBase64({ alphabet: "base64url" }),
-      encode(null),
-      encode([good]),
-      encode({ ...good, paneId: "1" }),
-      encode({ ...good, paneId: "%1;kill-server" }),
-      encode({ ...good, panePid: "5" }),
-      encode({ ...good, line: -1 }),
-      encode({ ...good, line: 1.5 }),
-      encode({ ...good, column: -1 }),
-      encode({ ...good, anchor: [] }),
-      encode({ ...good, anchor: ["a", "b", "c", "d", "e"] }),
-      encode({ ...good, anchor: ["a", 1] }),
-      encode({ ...good, anchor: "a" }),
-    ]
-  ) {
-    assert.equal(decodeCursor(text), null, text);
-  }
+Deno.test("a redraw on the alternate screen is the screen; waits test only the changed rows", () => {
+  const cursor = cursorAt(fullScreen(["$ vim"], ["a", "b", "~"]));
+  const seen = since(fullScreen(["$ vim"], ["a", "B", "~"]), cursor);
+  assert.equal(seen.redraw, true);
+  assert.deepEqual(seen.lines, ["a", "B", "~"]);
+  assert.deepEqual(seen.arrived, ["B"]);
 });
 
-Deno.test("a decoded cursor carries only the cursor's fields", () => {
-  const text = "c1." +
-    new TextEncoder().encode(JSON.stringify({
-      paneId: "%1",
-      panePid: 5,
-      line: 0,
-      column: 0,
-      anchor: [""],
-      extra: "x",
-    })).toBase64({ alphabet: "base64url", omitPadding: true });
-  assert.deepEqual(Object.keys(decodeCursor(text) ?? {}).sort(), [
-    "anchor",
-    "column",
-    "line",
-    "paneId",
-    "panePid",
-  ]);
+Deno.test("an unchanged alternate screen is no news and no redraw", () => {
+  const cursor = cursorAt(fullScreen(["$ top"], ["a", "b"]));
+  const seen = since(fullScreen(["$ top"], ["a", "b"]), cursor);
+  assert.equal(seen.redraw, false);
+  assert.deepEqual(seen.lines, []);
+  assert.deepEqual(seen.arrived, []);
+});
+
+Deno.test("leaving the alternate screen is a redraw too: the shell's screen as it is now", () => {
+  const cursor = cursorAt(fullScreen(["$ less file"], ["file text", ":"]));
+  const seen = since(screen(["$ less file", "$ "], 2, { historySize: 0, cursorY: 1 }), cursor);
+  assert.equal(seen.redraw, true);
+  assert.deepEqual(seen.lines, ["$ less file", "$ "]);
 });
 
 Deno.test("bounded drops trailing blank lines but keeps one line", () => {

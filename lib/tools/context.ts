@@ -7,6 +7,8 @@ import type { FieldHints, JsonSchema } from "../mcp/schemas.ts";
 import type { Caller } from "../tmux/caller.ts";
 import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";
 import type { TempFiles } from "../tmux/temp_files.ts";
+import type { Cursor } from "../tmux/capture.ts";
+import type { CursorStore } from "../tmux/cursor_store.ts";
 import type { ToolPayload } from "../mcp/tool_result.ts";
 
 export type Toolset = "inspect" | "manage" | "execute" | "teardown";
@@ -43,6 +45,8 @@ export type ServerContext = {
   readonly enrollCommand: string | null;
   /** The capture's and paste's files, in the server's private directory. */
   readonly tempFiles: TempFiles;
+  /** The capture cursors handed out, behind short handles (lib/tmux/cursor_store.ts). */
+  readonly cursors: CursorStore<KeptCursor>;
   /** Aborts when the server begins to close: new calls are refused as `closed`. */
   readonly closing: AbortSignal;
   readonly hooks: Readonly<RunHooks>;
@@ -53,6 +57,15 @@ export type ServerContext = {
    * listen; tmux_capabilities' recent_runs keeps it for every client.
    */
   readonly reportCancelled: (payload: ToolPayload) => void;
+};
+
+/** A cursor as the server keeps it: its tmux server, and the text typed right after it. */
+export type KeptCursor = {
+  /** The tmux socket's path: the same pane id on another server is another pane. */
+  server: string;
+  cursor: Cursor;
+  /** What send_keys, paste_text or run_command typed after taking it: its echo is not output. */
+  typed: string | null;
 };
 
 export type ToolExtra = {

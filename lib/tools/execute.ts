@@ -3,20 +3,31 @@
 // refused for the pane this MCP server runs in, since it would end the server's own process.
 import { pasteIntoPane } from "../tmux/paste.ts";
 import { containsCaller } from "../tmux/caller.ts";
-import { boolean, string, toolInput } from "../mcp/json_schema.ts";
+import { boolean, object, string, toolInput } from "../mcp/json_schema.ts";
+import { snapshot } from "../tmux/capture.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
 import {
+  CANCELLED,
   containsCallerRefusal,
   defineTool,
   DONE_OUTPUT,
+  keepCursor,
   PANE_ID,
   PROGRAM_INPUT,
+  RESULT_CURSOR,
+  RESULT_IDS,
   SESSION_ID,
   SESSION_NAME,
   SOCKET_NAME,
   START_DIRECTORY,
+  toolOutput,
 } from "./toolkit.ts";
+
+/** What typing tools return: the pane, and a cursor taken just before they typed. */
+const TYPED_OUTPUT = toolOutput(
+  object(["target", "cursor"], { target: RESULT_IDS.pane_id, cursor: RESULT_CURSOR }),
+);
 
 /** tmux's key names (key-string.c in tmux 3.3), matched without regard to case as tmux does. */
 const KEY_NAMES = new Set(
@@ -78,18 +89,24 @@ export const sendKeysTool = defineTool({
     "as C-c Enter Up M-Left F5 with literal: false (a word that is not a key name, such as " +
     "Ctrl-C, is refused rather than typed); enter: true presses Enter after. Use it for " +
     "TUIs, REPLs and prompts. For a shell command you wrote and want the exit status of, use " +
-    "run_command; for a large block of text use paste_text; to see the effect use " +
-    "wait_for_text or capture_since.",
+    "run_command; for a large block of text use paste_text. It returns a cursor taken just " +
+    "before typing: pass it to wait_for_text (or capture_since) to see the effect without " +
+    "missing fast output; the echo of the typed text is not taken for output.",
   inputSchema: SEND_KEYS_INPUT,
-  outputSchema: DONE_OUTPUT,
+  outputSchema: TYPED_OUTPUT,
   annotations: PROGRAM_INPUT,
-  handle: async (context, a) => {
+  handle: async (context, a, extra) => {
     const words = a.keys.split(/\s+/).filter((key) => key !== "");
     const unknown = a.literal === false ? words.findIndex((word) => !isKeyName(word)) : -1;
     if (unknown >= 0) return unknownKey(unknown + 1, words.length);
     const client = clientFor(context, a.socket_name);
-    const found = await describe(client, a.pane_id, "#{pane_id}", "");
-    if (!found.ok) return found.payload;
+    // The look that finds the pane is the cursor's moment: before the first key.
+    const before = await snapshot(client, context.tempFiles, a.pane_id, extra.signal)
+      .catch(() => null);
+    if (before === null) return CANCELLED;
+    if (!before.ok) return before.payload;
+    const typed = a.literal === false ? null : a.keys;
+    const cursor = keepCursor(context, client, before.value, typed);
     const keys = a.literal === false ? ["--", ...words] : ["-l", "--", a.keys];
     const out = await tmuxCall(client, [
       "send-keys",
@@ -98,7 +115,7 @@ export const sendKeysTool = defineTool({
       ...keys,
       ...(a.enter ? [";", "send-keys", "-t", a.pane_id, "Enter"] : []),
     ]);
-    return out.ok ? success({ target: a.pane_id }) : out.payload;
+    return out.ok ? success({ target: a.pane_id, cursor }) : out.payload;
   },
 });
 
@@ -124,20 +141,24 @@ export const pasteTextTool = defineTool({
   description:
     "Paste a block of text into a pane (exact %N) through a tmux buffer, as bracketed paste " +
     "when the program asked for it, so editors and shells take it as one paste. Nothing " +
-    "presses Enter. For keystrokes use send_keys; for a command with its exit status use " +
+    "presses Enter. It returns a cursor taken just before pasting, for wait_for_text or " +
+    "capture_since. For keystrokes use send_keys; for a command with its exit status use " +
     "run_command.",
   inputSchema: PASTE_TEXT_INPUT,
-  outputSchema: DONE_OUTPUT,
+  outputSchema: TYPED_OUTPUT,
   annotations: PROGRAM_INPUT,
-  handle: async (context, a) => {
+  handle: async (context, a, extra) => {
     const client = clientFor(context, a.socket_name);
-    const found = await describe(client, a.pane_id, "#{pane_id}", "");
-    if (!found.ok) return found.payload;
+    const before = await snapshot(client, context.tempFiles, a.pane_id, extra.signal)
+      .catch(() => null);
+    if (before === null) return CANCELLED;
+    if (!before.ok) return before.payload;
+    const cursor = keepCursor(context, client, before.value, a.text);
     const out = await pasteIntoPane(client, context.tempFiles, a.pane_id, a.text, {
       bracketed: a.bracketed !== false,
       enter: false,
     });
-    return out.ok ? success({ target: a.pane_id }) : out.payload;
+    return out.ok ? success({ target: a.pane_id, cursor }) : out.payload;
   },
 });
 

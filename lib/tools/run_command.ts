@@ -41,8 +41,11 @@ import {
   CANCELLED,
   defineTool,
   effectiveTimeout,
+  keepCursor,
   MAX_LINES,
   PANE_ID,
+  READ_ONLY,
+  RESULT_CURSOR,
   SOCKET_NAME,
   toolOutput,
 } from "./toolkit.ts";
@@ -54,8 +57,9 @@ const POLL_MS = 50;
  * The history lines a look captures above the screen. The prompt and a finished command's end
  * marker are at the bottom, so a look needs only the recent lines; a capture of the whole
  * history (2000 lines by default) took ~1 ms of each look, one with this window ~0.1 ms. The
- * whole history is captured when the window cannot hold what is needed: a start marker further
- * up, an earlier run's marker to find, or a timed-out run's partial output.
+ * whole history is captured when the window cannot hold what is needed: the first look (an
+ * earlier run's marker to find, and the cursor's line among all of them), a start marker
+ * further up, or a timed-out run's partial output.
  */
 const RECENT_HISTORY_LINES = 200;
 /**
@@ -231,6 +235,7 @@ const RUN_COMMAND_OUTPUT = toolOutput(
     "truncated_lines",
     "truncated_bytes",
     "effective_timeout",
+    "command_id",
     "note",
   ], {
     exit_status: nullable("integer"),
@@ -240,6 +245,9 @@ const RUN_COMMAND_OUTPUT = toolOutput(
     truncated_lines: integer({ minimum: 0 }),
     truncated_bytes: integer({ minimum: 0 }),
     effective_timeout: number(),
+    command_id: nullable("string"),
+    /** run_command's: taken before it typed. */
+    cursor: RESULT_CURSOR,
     note: nullable("string"),
   }),
 );
@@ -259,8 +267,10 @@ export const runCommandTool = defineTool({
     "earlier run_command in the pane has not finished, or when a person left text at the " +
     "prompt. timeout is in seconds, default and maximum the server's wait ceiling (30 s " +
     "unless configured): longer requests are clamped, and effective_timeout says what was " +
-    "used. On timeout, timed_out is " +
-    "true, exit_status is null and the command may still be running. History suppression (a " +
+    "used. On timeout, timed_out is true, exit_status is null, output holds what it printed " +
+    "so far and the command may still be running: wait_for_command with the returned " +
+    "command_id waits for it again. The cursor returned was taken before typing, for " +
+    "wait_for_text or capture_since. History suppression (a " +
     "leading space) is on by default and best-effort. For keystrokes into a TUI or REPL use " +
     "send_keys; for text produced by something else use wait_for_text; in a pane enrolled " +
     "for tmux_run, prefer tmux_run.",
@@ -306,13 +316,10 @@ async function runCommandWithin(
   timeout: number,
   signal: AbortSignal,
 ): Promise<ToolPayload> {
-  // One look gives the process, the cursor and the screen, all of the same instant. An earlier
-  // run's end marker may be anywhere in the history, so that case looks at all of it.
-  const unfinishedBefore = lineRecords.get(key)?.unfinished ?? null;
-  const window = unfinishedBefore === null ? RECENT_HISTORY_LINES : undefined;
-  const before = await snapshot(client, context.tempFiles, a.pane_id, signal, window).catch(
-    () => null,
-  );
+  // One look gives the process, the cursor and the screen, all of the same instant. It takes
+  // the whole history: an earlier run's end marker may be anywhere in it, and the cursor this
+  // call returns numbers its line among all of them.
+  const before = await snapshot(client, context.tempFiles, a.pane_id, signal).catch(() => null);
   if (before === null || extra.signal.aborted) return CANCELLED;
   if (!before.ok) return before.payload;
   if (before.value.dead) return PANE_DEAD;
@@ -322,17 +329,16 @@ async function runCommandWithin(
   const busyLine = lineRefusal(record, before.value, a.pane_id);
   if (busyLine) return busyLine;
   const id = randomHex(8);
-  const start = new RegExp(`__MCP_START_${id}$`);
-  const done = new RegExp(`${endMarker(id)}(\\d+)$`);
+  const line = typedLine(a.command, id, a.suppress_history ?? true);
+  const cursor = keepCursor(context, client, before.value, line);
   const output = watchOutput(client, a.pane_id);
   const spotting = await output.spot(endMarker(id), signal);
-  let escaped = false;
   try {
     const sent = await pasteIntoPane(
       client,
       context.tempFiles,
       a.pane_id,
-      typedLine(a.command, id, a.suppress_history ?? true),
+      line,
       { bracketed: true, enter: true },
       signal,
     ).catch(() => null);
@@ -340,101 +346,238 @@ async function runCommandWithin(
     if (!sent.ok) return sent.payload;
     // Until its end marker shows, this run holds the line (whatever ends this call).
     record.unfinished = id;
-    const started = Date.now();
-    const deadline = started + timeout * 1000;
-    let lastProgress = started;
-    let waitedForPrompt = false;
-    while (true) {
-      if (spotting?.following() && !spotting.spotter.seen) {
-        const left = Math.max(0, deadline - Date.now());
-        await spotting.spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), signal);
-      }
-      const outOfTime = Date.now() >= deadline;
-      let shot = await snapshot(
-        client,
-        context.tempFiles,
-        a.pane_id,
-        signal,
-        RECENT_HISTORY_LINES,
-      )
-        .catch(() => null);
-      if (shot?.ok) {
-        const seen = markers(shot.value.lines);
-        // Finished with its start above the window, or out of time: read the whole history.
-        if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
-          shot = await snapshot(client, context.tempFiles, a.pane_id, signal).catch(() => null);
-        }
-      }
-      if (shot === null || extra.signal.aborted) return CANCELLED;
-      if (!shot.ok) {
-        return { ...shot.payload, error: { ...shot.payload.error, delivery: "possibly_sent" } };
-      }
-      escaped = shot.value.escaped;
-      const { all, first, last } = markers(shot.value.lines);
-      const lines = first < 0 && last < 0
-        ? []
-        : all.slice(first + 1, last < 0 ? undefined : last + 1);
-      if (last >= 0) {
-        // The shell draws its prompt right after the end marker: remember it. A look that came
-        // before the prompt was drawn sees an empty line there, so it waits once for the drawing;
-        // a prompt still not drawn then (a theme that is slow to build it) leaves the known one.
-        const belowMarker = shot.value.historySize + shot.value.cursorY > last;
-        const prompt = cursorLine(shot.value).beforeCursor;
-        if (belowMarker && prompt === "" && !waitedForPrompt) {
-          waitedForPrompt = true;
-          await output.wake(POLL_MS, signal);
-          continue;
-        }
-        const status = Number(done.exec(all[last])![1]);
-        const printed = [...lines.slice(0, -1), all[last].replace(done, "")];
-        if (printed.at(-1) === "") printed.pop();
-        record.unfinished = null;
-        if (belowMarker && prompt !== "") record.prompt = prompt;
-        return finish(printed, status, false, first < 0);
-      }
-      if (outOfTime) return finish(lines, null, true, false);
-      if (extra.progress && Date.now() - lastProgress >= 1000) {
-        lastProgress = Date.now();
-        extra.progress((lastProgress - started) / 1000, "waiting for the command to finish");
-      }
-      if (spotting?.following() && !spotting.spotter.seen) continue;
-      await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
-    }
+    const watch = { output, spotting, message: "waiting for the command to finish" };
+    const end = await awaitEnd(
+      context,
+      client,
+      a.pane_id,
+      id,
+      record,
+      watch,
+      timeout,
+      extra,
+      signal,
+    );
+    return finished(end, a.max_lines, timeout, { cursor, commandId: id });
   } finally {
     spotting?.stop();
   }
+}
 
-  /** The lines, and where this run's last end marker and the start marker before it are. */
-  function markers(captured: string[]) {
-    const all = captured.map((line) => line.trimEnd());
-    const last = all.findLastIndex((line) => done.test(line));
-    const first = all.findLastIndex((line, index) =>
-      start.test(line) && (last < 0 || index < last)
-    );
-    return { all, first, last };
+/** How a run ended, as its markers on screen tell; `status` null when it had not. */
+type RunEnd =
+  | { ok: true; status: number | null; lines: string[]; escaped: boolean; startLost: boolean }
+  | { ok: false; payload: ToolPayload };
+
+type Watch = {
+  output: ReturnType<typeof watchOutput>;
+  spotting: Awaited<ReturnType<ReturnType<typeof watchOutput>["spot"]>>;
+  message: string;
+};
+
+/** The start and end markers of run `id`. */
+function runMarkers(id: string) {
+  return { start: new RegExp(`__MCP_START_${id}$`), done: new RegExp(`${endMarker(id)}(\\d+)$`) };
+}
+
+/** The lines, and where run `id`'s last end marker and the start marker before it are. */
+function markers(captured: string[], id: string) {
+  const { start, done } = runMarkers(id);
+  const all = captured.map((line) => line.trimEnd());
+  const last = all.findLastIndex((line) => done.test(line));
+  const first = all.findLastIndex((line, index) => start.test(line) && (last < 0 || index < last));
+  return { all, first, last };
+}
+
+/**
+ * Looks at the pane until run `id`'s end marker shows or `timeout` passes, and reads its
+ * output between the markers: all of it when it ended, what it printed so far when not.
+ */
+async function awaitEnd(
+  context: ServerContext,
+  client: TmuxClient,
+  paneId: string,
+  id: string,
+  record: LineRecord,
+  watch: Watch,
+  timeout: number,
+  extra: ToolExtra,
+  signal: AbortSignal,
+): Promise<RunEnd> {
+  const { output, spotting } = watch;
+  const { done } = runMarkers(id);
+  const started = Date.now();
+  const deadline = started + timeout * 1000;
+  let lastProgress = started;
+  let waitedForPrompt = false;
+  while (true) {
+    if (spotting?.following() && !spotting.spotter.seen) {
+      const left = Math.max(0, deadline - Date.now());
+      await spotting.spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), signal);
+    }
+    const outOfTime = Date.now() >= deadline;
+    let shot = await snapshot(client, context.tempFiles, paneId, signal, RECENT_HISTORY_LINES)
+      .catch(() => null);
+    if (shot?.ok) {
+      const seen = markers(shot.value.lines, id);
+      // Finished with its start above the window, or out of time: read the whole history.
+      if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
+        shot = await snapshot(client, context.tempFiles, paneId, signal).catch(() => null);
+      }
+    }
+    if (shot === null || extra.signal.aborted) return { ok: false, payload: CANCELLED };
+    if (!shot.ok) {
+      const error = { ...shot.payload.error, delivery: "possibly_sent" as const };
+      return { ok: false, payload: { ...shot.payload, error } };
+    }
+    const escaped = shot.value.escaped;
+    const { all, first, last } = markers(shot.value.lines, id);
+    const lines = first < 0 && last < 0
+      ? []
+      : all.slice(first + 1, last < 0 ? undefined : last + 1);
+    if (last >= 0) {
+      // The shell draws its prompt right after the end marker: remember it. A look that came
+      // before the prompt was drawn sees an empty line there, so it waits once for the drawing;
+      // a prompt still not drawn then (a theme that is slow to build it) leaves the known one.
+      const belowMarker = shot.value.historySize + shot.value.cursorY > last;
+      const prompt = cursorLine(shot.value).beforeCursor;
+      if (belowMarker && prompt === "" && !waitedForPrompt) {
+        waitedForPrompt = true;
+        await output.wake(POLL_MS, signal);
+        continue;
+      }
+      const status = Number(done.exec(all[last])![1]);
+      const printed = [...lines.slice(0, -1), all[last].replace(done, "")];
+      if (printed.at(-1) === "") printed.pop();
+      if (record.unfinished === id) record.unfinished = null;
+      if (belowMarker && prompt !== "") record.prompt = prompt;
+      return { ok: true, status, lines: printed, escaped, startLost: first < 0 };
+    }
+    if (outOfTime) return { ok: true, status: null, lines, escaped, startLost: false };
+    if (extra.progress && Date.now() - lastProgress >= 1000) {
+      lastProgress = Date.now();
+      extra.progress((lastProgress - started) / 1000, watch.message);
+    }
+    if (spotting?.following() && !spotting.spotter.seen) continue;
+    await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
   }
+}
 
-  function finish(
-    output: string[],
-    status: number | null,
-    timedOut: boolean,
-    startLost: boolean,
-  ): ToolPayload {
-    const text = bounded(output, a.max_lines ?? DEFAULT_MAX_LINES, escaped);
-    return success({
-      exit_status: status,
-      timed_out: timedOut,
-      output: text.text,
-      encoding: text.encoding,
-      truncated_lines: text.truncated_lines,
-      truncated_bytes: text.truncated_bytes,
-      effective_timeout: timeout,
-      note: timedOut
-        ? "the wait ended, not the command: it may still be running in the pane, and the next " +
-          "run_command here is refused until it ends or is stopped (send_keys C-c, literal: false)"
-        : startLost
-        ? "the beginning of the output is no longer in the pane's history"
-        : null,
-    });
+/** The tool result for how run `id` ended (run_command's and wait_for_command's shape). */
+function finished(
+  end: RunEnd,
+  maxLines: number | undefined,
+  timeout: number,
+  extra: { cursor?: string; commandId: string },
+): ToolPayload {
+  if (!end.ok) return end.payload;
+  const timedOut = end.status === null;
+  const text = bounded(end.lines, maxLines ?? DEFAULT_MAX_LINES, end.escaped);
+  return success({
+    exit_status: end.status,
+    timed_out: timedOut,
+    output: text.text,
+    encoding: text.encoding,
+    truncated_lines: text.truncated_lines,
+    truncated_bytes: text.truncated_bytes,
+    effective_timeout: timeout,
+    command_id: timedOut ? extra.commandId : null,
+    ...(extra.cursor === undefined ? {} : { cursor: extra.cursor }),
+    note: timedOut
+      ? "the wait ended, not the command: it may still be running in the pane; wait_for_command " +
+        "with command_id waits for it again, and the next run_command here is refused until " +
+        "it ends or is stopped (send_keys C-c, literal: false)"
+      : end.startLost
+      ? "the beginning of the output is no longer in the pane's history"
+      : null,
+  });
+}
+
+const WAIT_FOR_COMMAND_INPUT = toolInput(["pane_id", "command_id"], {
+  pane_id: PANE_ID,
+  command_id: string({
+    pattern: "^[0-9a-f]{16}$",
+    description: "the command_id a run_command that timed out returned for this pane",
+  }),
+  timeout: number({
+    exclusiveMinimum: 0,
+    description: "seconds to wait, more than 0; default and maximum: the server's wait ceiling " +
+      "(30 unless LIBTMUX_MCP_WAIT_MAX_SECONDS sets 1 to 120). A longer request is clamped to " +
+      "the ceiling, not rejected; effective_timeout reports the value used",
+  }),
+  max_lines: MAX_LINES,
+  socket_name: SOCKET_NAME,
+});
+
+type WaitForCommandArgs = Static<typeof WAIT_FOR_COMMAND_INPUT>;
+
+function unknownCommand(paneId: string) {
+  return refusal(
+    "unknown_command",
+    `\`command_id\` names no run_command whose start or end can still be found in pane ${paneId} ` +
+      "(another pane's, from before this server restarted, or its lines left the history); " +
+      "nothing was read. Read the pane with capture_pane",
+  );
+}
+
+export const waitForCommandTool = defineTool({
+  name: "wait_for_command",
+  title: "Wait again for a run_command that timed out",
+  toolset: "inspect",
+  description:
+    "Wait for a run_command that timed out (by the command_id it returned) to end, and get " +
+    "its exit_status and output, as run_command would have. Timing out again is honest: " +
+    "timed_out true, exit_status null, output so far and the same command_id. For output " +
+    "some other program prints use wait_for_text. timeout is in seconds, default and maximum " +
+    "the server's wait ceiling (30 s unless configured): longer requests are clamped, and " +
+    "effective_timeout says what was used.",
+  inputSchema: WAIT_FOR_COMMAND_INPUT,
+  outputSchema: RUN_COMMAND_OUTPUT,
+  annotations: { ...READ_ONLY, idempotentHint: false },
+  handle: (context, a, extra) => {
+    const client = clientFor(context, a.socket_name);
+    const key = `${socketPath(client.socket)}\n${a.pane_id}`;
+    return serialised(key, () => waitForCommand(context, client, key, a, extra));
+  },
+});
+
+async function waitForCommand(
+  context: ServerContext,
+  client: TmuxClient,
+  key: string,
+  a: WaitForCommandArgs,
+  extra: ToolExtra,
+): Promise<ToolPayload> {
+  if (extra.signal.aborted) return CANCELLED;
+  const timeout = effectiveTimeout(context, a.timeout);
+  const tmuxBound = boundByTimeout(extra.signal, timeout);
+  const signal = tmuxBound.signal;
+  const output = watchOutput(client, a.pane_id);
+  const spotting = await output.spot(endMarker(a.command_id), signal);
+  try {
+    const look = await snapshot(client, context.tempFiles, a.pane_id, signal).catch(() => null);
+    if (look === null || extra.signal.aborted) return CANCELLED;
+    if (!look.ok) return look.payload;
+    const record = lineRecord(key, look.value);
+    const seen = markers(look.value.lines, a.command_id);
+    if (seen.first < 0 && seen.last < 0 && record.unfinished !== a.command_id) {
+      return unknownCommand(a.pane_id);
+    }
+    const watch = { output, spotting, message: "waiting for the command to finish" };
+    const end = await awaitEnd(
+      context,
+      client,
+      a.pane_id,
+      a.command_id,
+      record,
+      watch,
+      timeout,
+      extra,
+      signal,
+    );
+    return finished(end, a.max_lines, timeout, { commandId: a.command_id });
+  } finally {
+    spotting?.stop();
+    tmuxBound.clear();
   }
 }

@@ -18,9 +18,11 @@ import {
   toolInput,
 } from "../mcp/json_schema.ts";
 import { inputProblems, isValid } from "../mcp/schemas.ts";
-import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
+import type { KeptCursor, ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
-import { TmuxNotAnswering } from "../tmux/tmux.ts";
+import { socketPath, type TmuxClient, TmuxNotAnswering } from "../tmux/tmux.ts";
+import { cursorAt, type Snapshot } from "../tmux/capture.ts";
+import { CURSOR_IDLE_MS, CURSORS_KEPT, TYPED_KEPT } from "../tmux/cursor_store.ts";
 
 /** A handler that receives the type its input schema accepts. */
 type TypedHandler<T> = (context: ServerContext, args: T, extra: ToolExtra) => Promise<ToolPayload>;
@@ -266,6 +268,67 @@ export function containsCallerRefusal(
         `socket or $TMUX_PANE could not be matched); nothing was changed`,
   );
 }
+
+// Cursors: short handles to positions the server keeps (lib/tmux/cursor_store.ts).
+
+/** The `cursor` input of the tools that read since a cursor. */
+export const CURSOR = string({
+  minLength: 1,
+  maxLength: 64,
+  description: "a cursor for this pane from capture_since, wait_for_text, send_keys, " +
+    "paste_text or run_command: only what arrived after it counts. Omit it to start from now",
+});
+
+/** A cursor in a result. */
+export const RESULT_CURSOR = string({
+  maxLength: 64,
+  description: "a handle for this moment in the pane, for capture_since or wait_for_text; " +
+    `kept ${CURSOR_IDLE_MS / 60000} minutes after its last use`,
+});
+
+/** Keeps a cursor at `shot`'s position, and whatever is typed right after it; its handle. */
+export function keepCursor(
+  context: ServerContext,
+  client: TmuxClient,
+  shot: Snapshot,
+  typed: string | null = null,
+): string {
+  return context.cursors.issue({
+    server: socketPath(client.socket),
+    cursor: cursorAt(shot),
+    typed,
+  });
+}
+
+/** The kept cursor behind `handle` for this pane on this server, or the refusal saying why not. */
+export function findCursor(
+  context: ServerContext,
+  client: TmuxClient,
+  paneId: string,
+  handle: string,
+): { ok: true; kept: KeptCursor } | { ok: false; payload: ToolPayload } {
+  const found = context.cursors.look(handle);
+  if (!found.ok && found.miss === "expired") return { ok: false, payload: CURSOR_EXPIRED };
+  if (
+    !found.ok || found.value.cursor.paneId !== paneId ||
+    found.value.server !== socketPath(client.socket)
+  ) return { ok: false, payload: INVALID_CURSOR };
+  return { ok: true, kept: found.value };
+}
+
+export const INVALID_CURSOR = refusal(
+  "invalid_cursor",
+  "`cursor` is not one this MCP server issued for that pane on that tmux server (it may be " +
+    "another pane's, another server's, or from before this server restarted); nothing was " +
+    "read. Call capture_since without a cursor to take a new one",
+);
+
+export const CURSOR_EXPIRED = refusal(
+  "cursor_expired",
+  `\`cursor\` has expired: the server keeps a cursor ${CURSOR_IDLE_MS / 60000} minutes after ` +
+    `its last use, and at most ${CURSORS_KEPT} of them; nothing was read. Call capture_since ` +
+    "without a cursor to take a new one (it returns the current screen)",
+);
 
 // tmux_run's limits: tmux_run enforces them and tmux_capabilities reports them.
 

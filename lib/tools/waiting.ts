@@ -7,13 +7,12 @@ import {
   bounded,
   type Cursor,
   cursorAt,
-  decodeCursor,
   DEFAULT_MAX_LINES,
-  encodeCursor,
   since,
   type Snapshot,
   snapshot,
 } from "../tmux/capture.ts";
+import { withoutEcho } from "../tmux/input_echo.ts";
 import {
   array,
   boolean,
@@ -28,16 +27,20 @@ import {
 } from "../mcp/json_schema.ts";
 import type { ServerContext, ToolExtra } from "./context.ts";
 import { clientFor } from "../tmux/targets.ts";
-import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
+import { success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
   boundByTimeout,
   CANCELLED,
+  CURSOR,
   defineTool,
   effectiveTimeout,
+  findCursor,
   INVALID_PATTERN,
+  keepCursor,
   MAX_LINES,
   PANE_ID,
   READ_ONLY,
+  RESULT_CURSOR,
   SOCKET_NAME,
   toolOutput,
   UNSUPPORTED_PATTERN,
@@ -46,24 +49,6 @@ import { watchOutput } from "../tmux/output_watch.ts";
 import { type LineFinder, lineFinder, type LineMatch, pacer } from "../util/line_patterns.ts";
 
 const POLL_MS = 100;
-
-export const INVALID_CURSOR = refusal(
-  "invalid_cursor",
-  "the cursor is not one this server issued for that pane; call capture_since without one",
-);
-
-function cursorFor(paneId: string, text: string | undefined): Cursor | null | undefined {
-  if (text === undefined) return undefined;
-  const cursor = decodeCursor(text);
-  return cursor && cursor.paneId === paneId ? cursor : null;
-}
-
-const CURSOR = string({
-  minLength: 4,
-  maxLength: 65536,
-  description: "an opaque cursor returned by capture_since or wait_for_text for this pane; " +
-    "omit it to start from the current screen",
-});
 
 const CAPTURE_SINCE_INPUT = toolInput(["pane_id"], {
   pane_id: PANE_ID,
@@ -81,18 +66,19 @@ const CAPTURE_SINCE_OUTPUT = toolOutput(
     "cursor",
     "lines_missed",
     "missed_reason",
+    "redraw",
   ], {
     text: string(),
     encoding: enumOf(["utf-8", "utf-8-escaped"]),
     truncated_lines: integer({ minimum: 0 }),
     truncated_bytes: integer({ minimum: 0 }),
-    cursor: string({
-      minLength: 4,
-      maxLength: 65536,
-      description: "an opaque cursor from capture_since or wait_for_text",
-    }),
+    cursor: RESULT_CURSOR,
     lines_missed: boolean(),
     missed_reason: enumOf([null, "respawned", "history_changed"]),
+    redraw: boolean({
+      description: "true when a full-screen program switched the screen or redrew it: text " +
+        "is then the current screen, not lines added since the cursor",
+    }),
   }),
 );
 
@@ -103,34 +89,38 @@ export const captureSinceTool = defineTool({
   description:
     "Watch a pane across calls: without a cursor it returns the screen and a cursor; with the " +
     "cursor it returns only lines that arrived since, and lines_missed when history was " +
-    "trimmed or cleared or the pane respawned. To block until some text appears use " +
-    "wait_for_text; for a one-off look use capture_pane.",
+    "trimmed or cleared or the pane respawned. Across a full-screen program (less, vim, top: " +
+    "the alternate screen) it returns the current screen with redraw: true instead. Cursors " +
+    "are short handles the server keeps for a while; an expired one is refused, never read " +
+    "as a fresh start. To block until some text appears use wait_for_text; for a one-off " +
+    "look use capture_pane.",
   inputSchema: CAPTURE_SINCE_INPUT,
   outputSchema: CAPTURE_SINCE_OUTPUT,
   annotations: { ...READ_ONLY, idempotentHint: false },
   handle: async (context, a, extra) => {
-    const cursor = cursorFor(a.pane_id, a.cursor);
-    if (cursor === null) return INVALID_CURSOR;
-    const shot = await snapshot(
-      clientFor(context, a.socket_name),
-      context.tempFiles,
-      a.pane_id,
-      extra.signal,
-    );
+    const client = clientFor(context, a.socket_name);
+    const kept = a.cursor === undefined ? null : findCursor(context, client, a.pane_id, a.cursor);
+    if (kept && !kept.ok) return kept.payload;
+    const shot = await snapshot(client, context.tempFiles, a.pane_id, extra.signal);
     if (!shot.ok) return shot.payload;
     const s = shot.value;
-    const seen = cursor
-      ? since(s, cursor)
-      : { lines: s.lines.slice(s.historySize), firstColumn: 0, linesMissed: false, reason: null };
+    const seen = kept ? since(s, kept.kept.cursor) : {
+      lines: s.lines.slice(s.historySize),
+      firstColumn: 0,
+      linesMissed: false,
+      reason: null,
+      redraw: false,
+    };
     // The first line is returned whole (a prompt stays with the command typed after it), but
     // only when something arrived: an unchanged prompt line is not news.
     const arrived = seen.lines.length > 1 ||
       (seen.lines[0] ?? "").slice(seen.firstColumn).trimEnd() !== "";
     return success({
       ...bounded(arrived ? seen.lines : [], a.max_lines ?? DEFAULT_MAX_LINES, s.escaped),
-      cursor: encodeCursor(cursorAt(s)),
+      cursor: keepCursor(context, client, s),
       lines_missed: seen.linesMissed,
       missed_reason: seen.reason,
+      redraw: seen.redraw,
     });
   },
 });
@@ -201,6 +191,7 @@ const WAIT_FOR_TEXT_INPUT = toolInput(["pane_id", "patterns"], {
       "the ceiling, not rejected; effective_timeout reports the value used",
   }),
   cursor: CURSOR,
+  max_lines: MAX_LINES,
 });
 
 const WAIT_FOR_TEXT_OUTPUT = toolOutput(
@@ -208,6 +199,8 @@ const WAIT_FOR_TEXT_OUTPUT = toolOutput(
     "outcome",
     "matched_text",
     "pattern_index",
+    "text_since_cursor",
+    "text_truncated",
     "effective_timeout",
     "cursor",
     "lines_missed",
@@ -216,6 +209,12 @@ const WAIT_FOR_TEXT_OUTPUT = toolOutput(
     outcome: enumOf(["matched", "stopped", "timeout", "pane_dead"]),
     matched_text: nullable("string"),
     pattern_index: nullable("integer"),
+    text_since_cursor: string({
+      description: "the output that arrived after the cursor, without the echo of the input " +
+        "typed right after it: up to the matched line (excluded), or all of it on timeout or " +
+        "pane_dead; the last max_lines lines and 256 KiB",
+    }),
+    text_truncated: boolean({ description: "true when text_since_cursor lost its beginning" }),
     effective_timeout: number(),
     cursor: nullable("string"),
     lines_missed: boolean(),
@@ -229,11 +228,15 @@ export const waitForTextTool = defineTool({
   toolset: "inspect",
   description:
     "Wait until NEW output in a pane matches one of the patterns, ignoring what was on screen " +
-    "when the wait began (or before the given cursor). Patterns are tested one line at a " +
-    "time: literal text by default, JavaScript regexes with regex: true (^ and $ anchor the " +
-    "line), any letter case with ignore_case: true. Optional stop patterns end the wait " +
-    "early. Reports outcome matched, stopped, timeout or pane_dead; on timeout last_lines " +
-    "shows the end of the screen so you can see why. timeout is in seconds, default and " +
+    "when the wait began, or before the given cursor. Act, then wait: pass the cursor that " +
+    "send_keys, paste_text or run_command returned (taken before they typed), so fast output " +
+    "is not missed, and the echo of what they typed never counts as output. On a match it " +
+    "returns the matched line and text_since_cursor, the output between; a REPL turn is " +
+    "send_keys (enter: true) then wait_for_text for the prompt with its cursor. Patterns are " +
+    "tested one line at a time: literal text by default, JavaScript regexes with regex: true " +
+    "(^ and $ anchor the line), any letter case with ignore_case: true. Optional stop " +
+    "patterns end the wait early. Reports outcome matched, stopped, timeout or pane_dead; on " +
+    "timeout last_lines shows the end of the screen. timeout is in seconds, default and " +
     "maximum the server's wait ceiling (30 s unless configured): longer requests are " +
     "clamped, and effective_timeout says what was used. For a command you author and want " +
     "the exit status of, use run_command instead.",
@@ -244,6 +247,18 @@ export const waitForTextTool = defineTool({
 });
 
 type WaitArgs = Static<typeof WAIT_FOR_TEXT_INPUT>;
+
+/** The output between the cursor and line `end` (all of it when absent), bounded. */
+function textBefore(lines: string[], end: number | undefined, maxLines: number, escaped: boolean) {
+  const kept = lines.slice(0, end).map((line) => line.trimEnd());
+  // The cursor's own row holds nothing new when the output began on the next one.
+  if (kept.length > 0 && kept[0] === "") kept.shift();
+  const text = bounded(kept, maxLines, escaped);
+  return {
+    text_since_cursor: text.text,
+    text_truncated: text.truncated_lines > 0 || text.truncated_bytes > 0,
+  };
+}
 
 async function waitForText(
   context: ServerContext,
@@ -260,9 +275,12 @@ async function waitForText(
   if (finders.length < compiled.length) return INVALID_PATTERN;
   const matchers = finders.slice(0, a.patterns.length);
   const stoppers = finders.slice(a.patterns.length);
-  let cursor = cursorFor(a.pane_id, a.cursor);
-  if (cursor === null) return INVALID_CURSOR;
   const client = clientFor(context, a.socket_name);
+  const kept = a.cursor === undefined ? null : findCursor(context, client, a.pane_id, a.cursor);
+  if (kept && !kept.ok) return kept.payload;
+  let cursor: Cursor | undefined = kept?.kept.cursor;
+  let typed = kept?.kept.typed ?? null;
+  const maxLines = a.max_lines ?? DEFAULT_MAX_LINES;
   const timeout = effectiveTimeout(context, a.timeout);
   // Every tmux command of the wait ends by its timeout, even when tmux stops answering.
   const tmuxBound = boundByTimeout(extra.signal, timeout);
@@ -274,17 +292,19 @@ async function waitForText(
   // The first report comes right after the first look, so a client knows the wait has begun.
   let lastProgress = started - 1000;
   let linesMissed = false;
+  let arrived: string[] = [];
   const result = (
     outcome: string,
-    hit: { text: string; which: number } | null,
+    hit: { text: string; which: number; line: number } | null,
     shot: Snapshot,
   ) =>
     success({
       outcome,
-      matched_text: hit?.text ?? null,
+      matched_text: hit ? arrived[hit.line].trimEnd() : null,
       pattern_index: hit?.which ?? null,
+      ...textBefore(arrived, hit?.line, maxLines, shot.escaped),
       effective_timeout: timeout,
-      cursor: encodeCursor(cursorAt(shot)),
+      cursor: keepCursor(context, client, shot),
       lines_missed: linesMissed,
       last_lines: outcome === "timeout" || outcome === "pane_dead" ? lastLines(shot) : null,
     });
@@ -299,6 +319,7 @@ async function waitForText(
             outcome: "pane_dead",
             matched_text: null,
             pattern_index: null,
+            ...textBefore(arrived, undefined, maxLines, false),
             effective_timeout: timeout,
             cursor: null,
             lines_missed: linesMissed,
@@ -310,17 +331,20 @@ async function waitForText(
       cursor ??= cursorAt(shot.value);
       const seen = since(shot.value, cursor);
       linesMissed ||= seen.linesMissed;
-      // Only what arrived counts: the first line from the cursor's column on.
-      const lines = [(seen.lines[0] ?? "").slice(seen.firstColumn), ...seen.lines.slice(1)];
-      const hit = await earliest(matchers, lines, pace);
-      const stop = await earliest(stoppers, lines, pace);
+      // Only what arrived counts: the first line from the cursor's column on, less any echo.
+      arrived = typed === null ? seen.arrived : withoutEcho(seen.arrived, typed);
+      const hit = await earliest(matchers, arrived, pace);
+      const stop = await earliest(stoppers, arrived, pace);
       if (extra.signal.aborted) return CANCELLED;
       const stoppedFirst = stop &&
         (!hit || stop.line < hit.line || (stop.line === hit.line && stop.index < hit.index));
       if (stoppedFirst) return result("stopped", stop, shot.value);
       if (hit) return result("matched", hit, shot.value);
       if (shot.value.dead) return result("pane_dead", null, shot.value);
-      if (seen.linesMissed) cursor = cursorAt(shot.value);
+      if (seen.linesMissed) {
+        cursor = cursorAt(shot.value);
+        typed = null;
+      }
       if (Date.now() >= deadline) return result("timeout", null, shot.value);
       if (extra.progress && Date.now() - lastProgress >= 1000) {
         lastProgress = Date.now();
