@@ -109,10 +109,19 @@ Deno.test(
 Deno.test(
   "a control connection whose server stops is dropped: later answers are not mis-assigned",
   general(async (lab, s) => {
-    // A wait opens the control connection that later reads go through.
-    const waiting = s.call("wait_for_text", { pane_id: lab.pane, patterns: ["OPENED"] });
-    await typeInto(lab, "echo OPE''NED", true);
-    assert.equal((await waiting).data.outcome, "matched");
+    // A wait opens the control connection that later reads go through; it starts from the
+    // cursor send_keys took before typing, so the output cannot come before the wait looks.
+    const sent = await s.call("send_keys", {
+      pane_id: lab.pane,
+      keys: "echo OPE''NED",
+      enter: true,
+    });
+    const waited = await s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns: ["OPENED"],
+      cursor: sent.data.cursor,
+    });
+    assert.equal(waited.data.outcome, "matched", JSON.stringify(waited));
     const payload = await whileStopped(
       lab,
       () => answered("list_panes", s.call("list_panes", {})),
