@@ -3,35 +3,12 @@
 // once with the receipt and stops the group; a result that finished before its shell died still
 // arrives. Each test asserts what the client got and that no process of the group remains.
 import assert from "node:assert/strict";
-import {
-  type Lab,
-  processExists,
-  type Session,
-  typeInto,
-  waitFor,
-  waitForPrompt,
-  withLab,
-  withServer,
-} from "./harness.ts";
+import { enrolled, type Lab, processExists, typeInto, waitFor, waitForPrompt } from "./harness.ts";
 import { groupMembers, listProcesses } from "../lib/run/procfs.ts";
 
-const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
 const STOPPED = /stopped: no process of the script's group remains/;
 const ESCAPEE_STOPPED =
   /; 1 process\(es\) that had left the group \(setsid or double fork\) were stopped too/;
-
-function enrolled(
-  fn: (lab: Lab, s: Session) => Promise<void>,
-  flags: string[] = [],
-): () => Promise<void> {
-  return () =>
-    withLab((lab) =>
-      withServer(lab, [...ENROLL, ...flags], async (s) => {
-        await s.enroll();
-        await fn(lab, s);
-      })
-    );
-}
 
 /** The pid a script wrote to `file`, once it is there. */
 async function pidIn(file: string): Promise<number> {

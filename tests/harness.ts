@@ -205,6 +205,27 @@ export async function withServer(
   });
 }
 
+/** A server with tmux_run on that invites the lab's first pane through its setup file. */
+export const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
+
+/**
+ * A test in a lab whose pane is lent, as a person lends it, to a server started with ENROLL and
+ * `flags` (and `hooks`, to cause a fault at an exact phase).
+ */
+export function enrolled(
+  fn: (lab: Lab, s: Session) => Promise<void>,
+  flags: string[] = [],
+  hooks: (lab: Lab) => RunHooks = () => ({}),
+): () => Promise<void> {
+  return () =>
+    withLab((lab) =>
+      withServer(lab, [...ENROLL, ...flags], async (s) => {
+        await s.enroll();
+        await fn(lab, s);
+      }, hooks(lab))
+    );
+}
+
 export function assertValidRunResult(payload: Payload): void {
   assert.ok(
     ajvAccepts(schemas.tmuxRunOutput, payload),

@@ -2,23 +2,8 @@
 // no answer (cancelled) or gave up (the run deadline): real tmux, a real enrolled zsh, a real
 // cancel and a real deadline. Only facts about the runs are listed, never script or output.
 import assert from "node:assert/strict";
-import { type Lab, type Session, waitFor, withLab, withServer } from "./harness.ts";
+import { enrolled, type Session, waitFor } from "./harness.ts";
 import { sha256Hex } from "../lib/util/ids.ts";
-
-const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
-
-function enrolled(
-  fn: (lab: Lab, s: Session) => Promise<void>,
-  flags: string[] = [],
-): () => Promise<void> {
-  return () =>
-    withLab((lab) =>
-      withServer(lab, [...ENROLL, ...flags], async (s) => {
-        await s.enroll();
-        await fn(lab, s);
-      })
-    );
-}
 
 const digest = (script: string) => sha256Hex(new TextEncoder().encode(script));
 

@@ -4,26 +4,14 @@ import assert from "node:assert/strict";
 import { sha256Hex } from "../lib/util/ids.ts";
 import { childrenOf } from "../lib/run/procfs.ts";
 import {
-  type Lab,
-  type Session,
+  ENROLL,
+  enrolled,
   typeInto,
   waitForPrompt,
   waitUntilRunning,
   withLab,
   withServer,
 } from "./harness.ts";
-
-export const ENROLL_FIRST_PANE = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
-
-function enrolled(fn: (lab: Lab, s: Session) => Promise<void>): () => Promise<void> {
-  return () =>
-    withLab((lab) =>
-      withServer(lab, ENROLL_FIRST_PANE, async (s) => {
-        await s.enroll();
-        await fn(lab, s);
-      })
-    );
-}
 
 Deno.test(
   "a run returns exit status, separate outputs and a receipt with the script's digest",
@@ -155,7 +143,7 @@ Deno.test(
 
 Deno.test("each script's sh is the helper's own child, leads its own group, with default signals", () =>
   withLab(async (lab) => {
-    await withServer(lab, ENROLL_FIRST_PANE, async (s) => {
+    await withServer(lab, ENROLL, async (s) => {
       await s.enroll();
       const helperPid = s.server.context.enrollments?.shells.get(lab.pane)?.helperPid;
       assert.ok(helperPid, "the enrolled shell's helper");

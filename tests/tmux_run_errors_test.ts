@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import {
   assertValidRunResult,
+  ENROLL,
+  enrolled,
   type Lab,
   processExists,
-  type Session,
   typeInto,
   waitFor,
   waitForPrompt,
@@ -15,24 +16,7 @@ import {
   withServer,
   zshCommand,
 } from "./harness.ts";
-import type { RunHooks } from "../lib/run/run_machine.ts";
 import { openPidsLimit, pidsLimitAvailable } from "./pids_limit.ts";
-
-const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
-
-function enrolled(
-  fn: (lab: Lab, s: Session) => Promise<void>,
-  flags: string[] = [],
-  hooks: (lab: Lab) => RunHooks = () => ({}),
-): () => Promise<void> {
-  return () =>
-    withLab((lab) =>
-      withServer(lab, [...ENROLL, ...flags], async (s) => {
-        await s.enroll();
-        await fn(lab, s);
-      }, hooks(lab))
-    );
-}
 
 function assertNotSent(result: { ok: boolean; error: Record<string, unknown> }, code: string) {
   assert.equal(result.ok, false);

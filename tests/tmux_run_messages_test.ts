@@ -3,19 +3,7 @@
 // stream an overflow came from with its limit and how to get the output anyway, and which
 // deadline a script ran past.
 import assert from "node:assert/strict";
-import { type Lab, type Session, typeInto, waitFor, withLab, withServer } from "./harness.ts";
-
-const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
-
-function enrolled(fn: (lab: Lab, s: Session) => Promise<void>, flags: string[] = []) {
-  return () =>
-    withLab((lab) =>
-      withServer(lab, [...ENROLL, ...flags], async (s) => {
-        await s.enroll();
-        await fn(lab, s);
-      })
-    );
-}
+import { ENROLL, enrolled, typeInto, waitFor, withLab, withServer } from "./harness.ts";
 
 Deno.test(
   "a wrong generation says to take the top-level one from tmux_capabilities",

@@ -3,7 +3,7 @@
 // one tmux command, with tmux_not_answering naming the server; the clients it started are gone,
 // and once the server resumes the tools work again with answers that are their own.
 import assert from "node:assert/strict";
-import { type Lab, typeInto, waitFor, withLab, withServer } from "./harness.ts";
+import { type Lab, waitFor, withLab, withServer } from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
 import { childrenOf } from "../lib/run/procfs.ts";
 
