@@ -34,10 +34,13 @@ Deno.test("a general call opens a control client that is read-only and ignores s
   withLab((lab) =>
     withGeneral(lab, {}, async (s) => {
       assert.deepEqual(await clientFlags(lab), []);
+      // The first call goes through a spawned client: only a server that answered one is
+      // attached to (attach-session would start a server that is not running).
+      assert.equal((await s.call("list_panes")).ok, true);
       const panes = await s.call("list_panes");
       assert.equal(panes.ok, true);
       const flags = await clientFlags(lab);
-      assert.equal(flags.length, 1, "one control client after a call");
+      assert.equal(flags.length, 1, "one control client after the second call");
       for (const flag of ["control-mode", "ignore-size", "read-only"]) {
         assert.ok(flags[0].split(",").includes(flag), `the client lacks ${flag}`);
       }
@@ -54,6 +57,7 @@ Deno.test("a general call opens a control client that is read-only and ignores s
 Deno.test("capture_pane returns forged control-mode block ends as the pane's text", () =>
   withLab((lab) =>
     withGeneral(lab, {}, async (s) => {
+      await s.call("list_panes");
       await s.call("list_panes");
       assert.equal((await clientFlags(lab)).length, 1, "a control client serves the calls");
       const { time, number } = await nextGuards(lab);
@@ -115,5 +119,19 @@ Deno.test("search_panes reads history only when asked, numbering lines as captur
       const visible = await s.call("search_panes", { pattern: "300" });
       assert.deepEqual(visible.data.matches.map((m: { pane_id: string }) => m.pane_id), [lab.pane]);
       assert.notEqual(other, lab.pane);
+    })
+  ));
+
+Deno.test("general calls to a tmux server that is not running start none", () =>
+  withLab((lab) =>
+    withGeneral(lab, {}, async (s) => {
+      const absent = `${lab.socketName}-absent`;
+      for (let i = 0; i < 3; i++) {
+        const listed = await s.call("list_sessions", { socket_name: absent });
+        assert.equal(listed.ok, false);
+        assert.equal(listed.error.code, "no_server", JSON.stringify(listed));
+      }
+      const socket = `${Deno.env.get("TMUX_TMPDIR") ?? "/tmp"}/tmux-${Deno.uid()}/${absent}`;
+      await assert.rejects(Deno.lstat(socket), "a tmux server (or its socket) was started");
     })
   ));

@@ -33,11 +33,24 @@ export class ControlServer {
   }
 
   /**
+   * Whether this tmux server answered a spawned client since the last connection to it ended.
+   * A control client attaches, and attach-session starts a tmux server when none runs: a
+   * general call must never create one (nor leave its socket behind), so the first call to a
+   * server goes through a spawned client, and only one that server answered opens a connection.
+   */
+  private running = false;
+
+  /** A spawned client was answered: the server runs, and a connection may be opened to it. */
+  markRunning(): void {
+    this.running = true;
+  }
+
+  /**
    * A live connection for the general tools' commands, opened (attached to whichever session
-   * tmux picks) when there is none yet.
+   * tmux picks) when there is none yet and the server is known to run.
    */
   async general(): Promise<ControlConnection | null> {
-    return this.live() ?? await this.open(null);
+    return this.live() ?? (this.running ? await this.open(null) : null);
   }
 
   /** A live connection attached to the session that holds `paneId`, or null (poll instead). */
@@ -86,6 +99,8 @@ export class ControlServer {
         () => {
           this.connections.delete(connection);
           this.verified.delete(connection);
+          // The server may have exited with it: a spawned client finds out first.
+          this.running = false;
         },
       );
     } catch {
@@ -213,6 +228,11 @@ function routing(args: string[]): "read" | "write" | null {
  * the caller spawns a client. A read lost with its connection is run again that way; a write is
  * not, since it may have happened, and fails as a spawned client would when its server exits.
  */
+/** Notes that `client`'s server answered a spawned client (ControlServer.markRunning). */
+export function serverAnswered(client: TmuxClient): void {
+  serverFor(client).markRunning();
+}
+
 export async function controlCall(
   client: TmuxClient,
   args: string[],

@@ -9,7 +9,7 @@ import {
   type TmuxClient,
   TmuxNotAnswering,
 } from "./tmux.ts";
-import { controlCall, controlReads } from "./control_servers.ts";
+import { controlCall, controlReads, serverAnswered } from "./control_servers.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 
 export type SessionArgs = { session_id?: string; session_name?: string };
@@ -113,6 +113,13 @@ export function failureFor(stderr: string): Refusal {
   return TMUX_FAILED;
 }
 
+/** A spawned client's answer; one that succeeded shows its server runs (control_servers.ts). */
+async function spawned(client: TmuxClient, args: string[], signal?: AbortSignal) {
+  const result = await runTmux(client, args, signal);
+  if (result.code === 0) serverAnswered(client);
+  return result;
+}
+
 /** Runs tmux and turns any failure into the fixed refusal for it. */
 export function tmuxCall(
   client: TmuxClient,
@@ -121,7 +128,7 @@ export function tmuxCall(
 ): Promise<TmuxOutcome<string>> {
   return outcome(
     client,
-    async () => await controlCall(client, args, signal) ?? await runTmux(client, args, signal),
+    async () => await controlCall(client, args, signal) ?? await spawned(client, args, signal),
     signal,
   );
 }
@@ -158,7 +165,7 @@ export function tmuxCallSpawned(
   args: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<string>> {
-  return outcome(client, () => runTmux(client, args, signal), signal);
+  return outcome(client, () => spawned(client, args, signal), signal);
 }
 
 /**
