@@ -16,6 +16,7 @@ import {
 import { authorize } from "../lib/run/guard.ts";
 import { closeControlConnections, controlCall, controlRun } from "../lib/tmux/control_servers.ts";
 import { watchOutput } from "../lib/tmux/output_watch.ts";
+import { tmuxCall } from "../lib/tmux/targets.ts";
 import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
 import { snapshot } from "../lib/tmux/capture.ts";
 import { TempFiles } from "../lib/tmux/temp_files.ts";
@@ -94,6 +95,10 @@ Deno.test("a read through a control connection answers as a spawned client does"
     const args = ["list-panes", "-a", "-F", "#{pane_id}\t#{window_name}\t#{pane_pid}"];
     try {
       assert.equal((await controlClients(lab)).length, 0, "no connection is open yet");
+      // Only a server that answered a spawned client is attached to (attach-session would
+      // start one that is not running); tmuxCall's spawned answer shows this one runs.
+      assert.equal(await controlCall(lab.tmux, args), null, "no spawned client was answered yet");
+      assert.equal((await tmuxCall(lab.tmux, args)).ok, true);
       const viaControl = await controlCall(lab.tmux, args);
       assert.equal((await controlClients(lab)).length, 1, "the call opened one");
       assert.ok(viaControl?.stdout.includes(`${lab.pane}\tünïcode 😀 name\t`));
