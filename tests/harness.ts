@@ -23,6 +23,7 @@ import {
 } from "../lib/cli/private_lab.ts";
 import type { JsonSchema } from "../lib/mcp/schemas.ts";
 import { schemas } from "../lib/run/contract.ts";
+import { CATALOG } from "../lib/server/catalog.ts";
 import { ajvAccepts, validationErrors } from "./schema_oracle.ts";
 import assert from "node:assert/strict";
 
@@ -131,6 +132,10 @@ export async function withConnectedServer(
   }
 }
 
+const FULL_OUTPUT_SCHEMAS = new Map<string, JsonSchema>(
+  CATALOG.map((tool) => [tool.name, tool.outputSchema]),
+);
+
 export type CallOptions = {
   signal?: AbortSignal;
   onprogress?: (progress: unknown) => void;
@@ -174,13 +179,11 @@ export async function withServer(
   const setupFile = `${lab.dir}/enroll-${randomHex(4)}`;
   const setup = { flags: flags.map((f) => f.replace("SETUP", setupFile)), hooks };
   await withConnectedServer(lab, setup, async ({ server, client }) => {
-    const { tools } = await client.listTools();
-    const outputSchemas = new Map<string, JsonSchema | undefined>(
-      tools.map((tool) => [tool.name, tool.outputSchema]),
-    );
-    outputSchemas.set("tmux_run", schemas.tmuxRunOutput);
+    // Results are held to each tool's full output schema, not the compact one tools/list
+    // advertises (lib/mcp/advertised.ts); the SDK client checks the advertised one itself.
+    await client.listTools();
     const call = (name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
-      callTool(client, name, args, { signal }, outputSchemas.get(name));
+      callTool(client, name, args, { signal }, FULL_OUTPUT_SCHEMAS.get(name));
     const capabilities = await call("tmux_capabilities").catch(() => null);
     const generation = capabilities?.data?.generation ?? server.context.generation;
     const run = async (script: string, extra: Record<string, unknown> = {}) => {

@@ -84,6 +84,10 @@ export type ToolDefinition = {
   inputSchema: JsonSchema;
   /** What input fields mean, for a schema that does not describe them (tmux_run's contract). */
   fieldHints?: FieldHints;
+  /** The schemas are a contract's files: tools/list advertises them unchanged. */
+  contract?: true;
+  /** Clients that defer loading tools keep this one loaded (`anthropic/alwaysLoad`). */
+  alwaysLoad?: true;
   outputSchema: JsonSchema;
   annotations: {
     readOnlyHint: boolean;

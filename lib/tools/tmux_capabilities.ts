@@ -155,6 +155,7 @@ export const tmuxCapabilitiesTool = defineTool({
   name: "tmux_capabilities",
   title: "Server capabilities and tmux_run generation",
   toolset: "inspect",
+  alwaysLoad: true,
   description: "Describe this server: its generation (pass this top-level generation as " +
     "target.generation to tmux_run; an enrolled pane's enrollment_generation is not it), the " +
     "tmux version and pid, enabled tools, limits, which panes are enrolled for tmux_run, " +

@@ -74,6 +74,8 @@ export const tmuxRunTool: ToolDefinition = {
     "send_keys.",
   inputSchema: schemas.tmuxRunInput,
   fieldHints: TMUX_RUN_FIELD_HINTS,
+  contract: true,
+  alwaysLoad: true,
   outputSchema: schemas.tmuxRunOutput,
   annotations: {
     readOnlyHint: false,

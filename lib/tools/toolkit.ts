@@ -60,12 +60,13 @@ export function typedHandler<T>(
 
 // Parameters: how a call names a tmux server and the objects on it.
 
+// Described in full once, in the server's instructions (lib/server/server.ts), since nearly
+// every tool takes it: tools/list repeats a parameter's text for each tool.
 export const SOCKET_NAME = string({
   minLength: 1,
   maxLength: 100,
   pattern: "^[A-Za-z0-9._-]+$",
-  description: "reach the tmux server with this socket name (tmux -L) for this call only; " +
-    "default: the server this MCP server is bound to",
+  description: "another tmux server's socket name (tmux -L), this call only",
 });
 
 export const PANE_ID = string({
