@@ -1,10 +1,17 @@
 // tmux_run as an MCP task, in both eras, through real tmux and zsh: a 2025-11-25 task-augmented
 // tools/call from the SDK v2 client in legacy mode, and a 2026-07-28 tools/call declaring the
-// io.modelcontextprotocol/tasks extension in its per-request client capabilities. The 2026
-// requests are raw JSON-RPC over the SDK's in-memory transport: the SDK v2 client refuses to
-// send tasks/* on a 2026 connection (its era gate), which is why ext-tasks needs rawDispatch.
+// io.modelcontextprotocol/tasks extension in its per-request client capabilities, each spoken
+// by hand and through the official requester, @modelcontextprotocol/ext-tasks. The 2026 requests
+// go over a raw path (the SDK v2 client refuses to send tasks/* on a 2026 connection, its era
+// gate, which is why ext-tasks takes a rawDispatch from its host).
 import assert from "node:assert/strict";
-import { InMemoryTransport } from "./test_deps.ts";
+import {
+  Client,
+  createTaskSessionFromClient,
+  InMemoryTransport,
+  type JsonRpcResponse,
+  resultFromTaskOutcome,
+} from "./test_deps.ts";
 import { serveStdio } from "../lib/deps.ts";
 import {
   type Lab,
@@ -231,5 +238,85 @@ Deno.test(
       const update = await request("tasks/update", { taskId, inputResponses: {} });
       assert.equal(update.error?.code, -32601);
     });
+  }),
+);
+
+Deno.test(
+  "2025-11-25: the official requester (ext-tasks) runs tmux_run as a task to its result",
+  enrolled(async (lab, s) => {
+    const session = createTaskSessionFromClient(s.client, { endpointId: "tasks-test" });
+    try {
+      const execution = await session.callTool(
+        "tmux_run",
+        runArgs(lab, s, "sleep 3; echo via-ext-tasks"),
+        { task: { preference: "require" } },
+      );
+      const { outcome } = await execution.settle();
+      assert.equal(outcome.status, "completed", JSON.stringify(outcome));
+      const result = resultFromTaskOutcome(outcome);
+      const payload = payloadOf(result);
+      assert.equal(payload.ok, true);
+      assert.equal(payload.data.stdout.data, "via-ext-tasks\n");
+    } finally {
+      await session.close();
+    }
+  }),
+);
+
+Deno.test(
+  "2026-07-28: the official requester (ext-tasks, with its raw path) runs tmux_run as a task",
+  enrolled(async (lab, s) => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const connection = serveStdio(s.server.mcpServer, { transport: serverSide });
+    const modern = new Client({ name: "ext-tasks", version: "1" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    await modern.connect(clientSide);
+    // ext-tasks sends the extension's requests itself, on a path the SDK client does not gate.
+    const [rawSide, rawServerSide] = InMemoryTransport.createLinkedPair();
+    const rawConnection = serveStdio(s.server.mcpServer, { transport: rawServerSide });
+    const waiting = new Map<unknown, (answer: JsonRpcResponse) => void>();
+    rawSide.onmessage = (message) => {
+      if (!("id" in message)) return;
+      // As the answer would read off a wire: plain JSON, whatever the SDK's types say of it.
+      const answer = JSON.parse(JSON.stringify(message));
+      const settle = waiting.get(message.id);
+      if ("result" in answer) settle?.({ kind: "result", result: answer.result });
+      if ("error" in answer) settle?.({ kind: "error", error: answer.error });
+    };
+    await rawSide.start();
+    let nextId = 1;
+    const session = createTaskSessionFromClient(modern, {
+      endpointId: "tasks-test-2026",
+      // ext-tasks hands over {method, params}; the host frames it as a request of its own.
+      rawDispatch: (request) =>
+        new Promise((resolve) => {
+          const id = nextId++;
+          waiting.set(id, resolve);
+          rawSide.send({ jsonrpc: "2.0", id, ...JSON.parse(JSON.stringify(request)) });
+        }),
+      v2RequestFraming: {
+        protocolVersion: "2026-07-28",
+        clientInfo: { name: "ext-tasks", version: "1" },
+        clientCapabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
+      },
+    });
+    try {
+      assert.equal(modern.getNegotiatedProtocolVersion(), "2026-07-28");
+      const execution = await session.callTool(
+        "tmux_run",
+        runArgs(lab, s, "sleep 3; echo via-ext-tasks-2026"),
+        { task: { preference: "require" } },
+      );
+      const { outcome } = await execution.settle();
+      assert.equal(outcome.status, "completed", JSON.stringify(outcome));
+      const payload = payloadOf(resultFromTaskOutcome(outcome));
+      assert.equal(payload.data.stdout.data, "via-ext-tasks-2026\n");
+    } finally {
+      await session.close();
+      await modern.close();
+      await rawSide.close();
+      await Promise.all([connection.close(), rawConnection.close()]);
+    }
   }),
 );

@@ -6,3 +6,9 @@ export { Client as V1Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/
 export { StdioClientTransport as V1StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 // The reference JSON Schema validator: tests check every result with it.
 export { Ajv2020 } from "npm:ajv@8.20.0/dist/2020.js";
+// The official requester of MCP tasks, to run tmux_run as a task the way clients will.
+export {
+  createTaskSessionFromClient,
+  type JsonRpcResponse,
+  resultFromTaskOutcome,
+} from "npm:@modelcontextprotocol/ext-tasks@0.2.2/client";
