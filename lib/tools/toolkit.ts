@@ -22,7 +22,7 @@ import type { KeptCursor, ServerContext, ToolDefinition, ToolExtra } from "./con
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 import { socketPath, type TmuxClient, TmuxNotAnswering } from "../tmux/tmux.ts";
 import { cursorAt, type Snapshot } from "../tmux/capture.ts";
-import { CURSOR_IDLE_MS, CURSORS_KEPT, TYPED_KEPT } from "../tmux/cursor_store.ts";
+import { CURSOR_IDLE_MS, CURSORS_KEPT } from "../tmux/cursor_store.ts";
 
 /** A handler that receives the type its input schema accepts. */
 type TypedHandler<T> = (context: ServerContext, args: T, extra: ToolExtra) => Promise<ToolPayload>;
