@@ -25,6 +25,11 @@ export type ControlEvents = {
   output(paneId: string, payload: Uint8Array): void;
   sessionChanged(sessionId: string): void;
   /**
+   * Something a pane's output does not show changed: a pane's subscribed format (`paneId`), or
+   * the panes of a window (null: any pane).
+   */
+  changed(paneId: string | null): void;
+  /**
    * The stream held what tmux never writes: a line outside a block that is not a notification,
    * a block end outside a block or again after its block, or a block number that did not
    * increase. A pane's text forged a block end; nothing more is read.
@@ -99,6 +104,11 @@ export class ControlLines {
       }
       const session = /^%session-changed (\$\d+) /.exec(text);
       if (session) this.events.sessionChanged(session[1]);
+      const pane = /^%(?:subscription-changed \S+ \S+ \S+ \S+|pane-mode-changed) (%\d+)/.exec(text);
+      if (pane) this.events.changed(pane[1]);
+      if (/^%(layout-change|window-close|unlinked-window-close|window-pane-changed) /.test(text)) {
+        this.events.changed(null);
+      }
     } else {
       this.breaks();
     }

@@ -8,6 +8,7 @@ type Seen =
   | { block: ControlBlock }
   | { output: string; payload: number[] }
   | { session: string }
+  | { changed: string | null }
   | { desync: true };
 
 function read(chunks: Uint8Array[]): Seen[] {
@@ -16,6 +17,7 @@ function read(chunks: Uint8Array[]): Seen[] {
     block: (block) => seen.push({ block }),
     output: (paneId, payload) => seen.push({ output: paneId, payload: [...payload] }),
     sessionChanged: (session) => seen.push({ session }),
+    changed: (changed) => seen.push({ changed }),
     desync: () => seen.push({ desync: true }),
   });
   for (const chunk of chunks) lines.feed(chunk);
@@ -139,5 +141,24 @@ Deno.test("control lines: a block line that is not UTF-8 marks the block inexact
   assert.deepEqual(read([bytes]), [
     { block: { ok: true, lines: ["caf\u00e9", "a\ufffd"], fromUs: true, exact: false } },
     { block: { ok: true, lines: ["plain"], fromUs: true, exact: true } },
+  ]);
+});
+
+Deno.test("control lines: a pane's death and a window's change are reported as changes", () => {
+  const stream = new TextEncoder().encode(
+    [
+      "%subscription-changed tmux-mcp-dead $0 @1 0 %4 : 1",
+      "%pane-mode-changed %5",
+      "%layout-change @1 b25d,80x24,0,0,4 b25d,80x24,0,0,4 *",
+      "%window-close @2",
+      "%window-renamed @1 zsh",
+      "",
+    ].join("\n"),
+  );
+  assert.deepEqual(read([stream]), [
+    { changed: "%4" },
+    { changed: "%5" },
+    { changed: null },
+    { changed: null },
   ]);
 });

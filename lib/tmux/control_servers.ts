@@ -131,6 +131,7 @@ export class ControlServer {
       }
       return null;
     }
+    await connection.followDeaths();
     this.verified.add(connection);
     return connection;
   }
