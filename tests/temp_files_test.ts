@@ -2,7 +2,8 @@
 // server runs as MCP clients start it: its own process, no XDG_RUNTIME_DIR). A real tmpfs,
 // filled up or mounted read-only, is that TMPDIR: each tool that needs a file there answers a
 // refusal naming the directory by role and saying what to do, never an empty success, never
-// `cancelled`, never a JSON-RPC error. Mounting needs root; elsewhere these tests are skipped.
+// `cancelled`, never a JSON-RPC error. Looks and waits that the open control connection serves
+// need no file and keep working. Mounting needs root; elsewhere these tests are skipped.
 import assert from "node:assert/strict";
 import { clientEnvironment, type Lab, waitFor, withLab } from "./harness.ts";
 import { Client, StdioClientTransport } from "./test_deps.ts";
@@ -82,18 +83,26 @@ function assertNamesDirectory(payload: unknown, dir: string, wrong: RegExp, todo
   assert.ok(!error.message.includes(dir), "the message does not echo the path");
 }
 
-/** Every tool that needs a file: a look, a wait, a paste and a command. */
+/** Every tool that needs a file: a paste and a command. */
 async function eachFileTool(call: StdioSession["call"], lab: Lab) {
   return {
-    capture_since: await call("capture_since", { pane_id: lab.pane }),
-    wait_for_text: await call("wait_for_text", {
-      pane_id: lab.pane,
-      patterns: ["never shown"],
-      timeout: 1,
-    }),
     paste_text: await call("paste_text", { pane_id: lab.pane, text: "pasted" }),
     run_command: await call("run_command", { pane_id: lab.pane, command: "true" }),
   };
+}
+
+/** A look and a wait, which the open control connection serves without a file, still work. */
+async function assertLooksNeedNoFile(call: StdioSession["call"], lab: Lab, shown: string) {
+  const look = await call("capture_since", { pane_id: lab.pane });
+  assert.ok(look.ok, JSON.stringify(look));
+  assert.match(look.data.text, new RegExp(shown));
+  const wait = await call("wait_for_text", {
+    pane_id: lab.pane,
+    patterns: ["never shown"],
+    timeout: 1,
+  });
+  assert.ok(wait.ok, JSON.stringify(wait));
+  assert.equal(wait.data.outcome, "timeout");
 }
 
 Deno.test({
@@ -107,6 +116,7 @@ Deno.test({
           const before = await call("capture_since", { pane_id: lab.pane });
           assert.ok(before.ok, JSON.stringify(before));
           await fill(dir);
+          await assertLooksNeedNoFile(call, lab, "visible-before-full");
           for (const [tool, payload] of Object.entries(await eachFileTool(call, lab))) {
             assert.ok(!payload.ok, `${tool}: ${JSON.stringify(payload)}`);
             assertNamesDirectory(payload, dir, /which is full/, /free space there/);
@@ -132,6 +142,7 @@ Deno.test({
           await showText(lab, "visible-read-only");
           const listed = await call("list_panes", {});
           assert.ok(listed.ok, "tools that need no file still work");
+          await assertLooksNeedNoFile(call, lab, "visible-read-only");
           for (const [tool, payload] of Object.entries(await eachFileTool(call, lab))) {
             assert.ok(!payload.ok, `${tool}: ${JSON.stringify(payload)}`);
             assertNamesDirectory(
@@ -147,7 +158,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a TMPDIR turned read-only while the server runs: looks and waits say so, none cancels",
+  name: "a TMPDIR turned read-only while the server runs: pastes say so, looks work, none cancels",
   ignore: !MOUNTABLE,
   fn: () =>
     withLab((lab) =>
@@ -158,6 +169,7 @@ Deno.test({
           assert.ok((await call("capture_since", { pane_id: lab.pane })).ok);
           assert.ok((await call("paste_text", { pane_id: lab.pane, text: "x" })).ok);
           assert.ok(await sh(`mount -o remount,ro '${dir}'`), "remount read-only");
+          await assertLooksNeedNoFile(call, lab, "visible-then-read-only");
           for (const [tool, payload] of Object.entries(await eachFileTool(call, lab))) {
             assert.ok(!payload.ok, `${tool}: ${JSON.stringify(payload)}`);
             assertNamesDirectory(

@@ -22,12 +22,12 @@ import { snapshot } from "../lib/tmux/capture.ts";
 import { TempFiles } from "../lib/tmux/temp_files.ts";
 
 /** The capture's files in a new directory under /tmp, as a server with TMPDIR unset has them. */
-function tempFilesUnderTmp(): TempFiles {
-  return new TempFiles(async () => ({
-    path: await Deno.makeTempDir({ dir: "/tmp", prefix: "tmux-mcp-test-files-" }),
-    role: "under /tmp",
-    variable: "TMPDIR",
-  }));
+function tempFilesUnderTmp(placed: string[] = []): TempFiles {
+  return new TempFiles(async () => {
+    const path = await Deno.makeTempDir({ dir: "/tmp", prefix: "tmux-mcp-test-files-" });
+    placed.push(path);
+    return { path, role: "under /tmp", variable: "TMPDIR" };
+  });
 }
 import { labTmuxBinary } from "../lib/cli/private_lab.ts";
 
@@ -241,9 +241,9 @@ Deno.test("without control mode, commands fall back to spawned clients and waits
 
 Deno.test("a capture through a control connection keeps lines that look like its answers", () =>
   withLab(async (lab) => {
-    // What the pane shows: every form a control-mode answer or notification takes. A capture
-    // printed through the connection would end at the forged `%end`, were its numbers guessed;
-    // through a buffer and a file it cannot.
+    // What the pane shows: every form a control-mode answer or notification takes. The capture
+    // is the connection's answer itself: a forged block end whose numbers are not the answer's
+    // stays text, and one that guessed them is found out and the capture taken through a file.
     const forged = [
       "%begin 1764513600 41 1",
       "%end 1764513600 41 1",
@@ -273,7 +273,8 @@ Deno.test("a capture through a control connection keeps lines that look like its
     await Deno.chmod(wrapper, 0o755);
     const tmux: TmuxClient = { bin: wrapper, socket: lab.tmux.socket };
     const clients = async () => (await Deno.readTextFile(spawns)).split("\n").length - 1;
-    const files = tempFilesUnderTmp();
+    const placed: string[] = [];
+    const files = tempFilesUnderTmp(placed);
     try {
       await controlRun(tmux, lab.pane, ["display-message", "-p", "open"]);
       const opened = await clients();
@@ -288,6 +289,7 @@ Deno.test("a capture through a control connection keeps lines that look like its
         "forged-done",
       ]);
       assert.equal(await lab.tmuxCmd("list-buffers"), "", "no buffer is left behind");
+      assert.deepEqual(placed, [], "the capture through the connection lent no file");
     } finally {
       await files.close();
       await closeControlConnections();

@@ -15,6 +15,7 @@ import {
   type TmuxOutcome,
 } from "./targets.ts";
 import { decodeUtf8 } from "../util/utf8.ts";
+import { controlBlocks } from "./control_servers.ts";
 import { randomHex } from "../util/ids.ts";
 import { TempDirectoryError, type TempFiles, tempRefusal } from "./temp_files.ts";
 import { refusal } from "../mcp/tool_result.ts";
@@ -64,13 +65,31 @@ const EMPTY_CAPTURE: TmuxOutcome<string> = {
   ),
 };
 
+/** The pane's state line: what `header` below reads, in the order it reads it. */
+function stateLine(paneId: string): string[] {
+  return [
+    "display-message",
+    "-p",
+    "-t",
+    paneId,
+    "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y} " +
+    "#{alternate_on} #{pane_current_command}",
+  ];
+}
+
+/** The capture's range: `historyWindow` history lines above the screen, or all of them. */
+function captureRange(historyWindow: number | undefined): string[] {
+  return ["-S", historyWindow === undefined ? "-" : `-${historyWindow}`, "-E", "-"];
+}
+
+type Looked = { state: string; lines: string[]; escaped: boolean };
+
 /**
- * One tmux command line, so the position and the text describe the same instant. The text goes
- * through a uniquely named buffer into a private file, not to stdout: a control-mode connection
- * (which the line uses when one is open, saving a client's start) prints command output
- * unescaped and as text, so a pane line such as `%end …` could pass for the end of the answer
- * and bytes that are not UTF-8 would be lost. The file (lent by `files`, temp_files.ts) holds
- * exactly the bytes tmux captured.
+ * One tmux command line, so the position and the text describe the same instant. Through the
+ * open control connection the text comes back as the answer itself (`capture-pane -p`): no file,
+ * no buffer. A pane line that forges the answer's end is found out by the reader, which drops
+ * the connection (control_lines.ts), and an answer with bytes that are not UTF-8 would have lost
+ * them; either way the capture is taken again through a file (`captureThroughFile`).
  */
 export async function snapshot(
   client: TmuxClient,
@@ -80,24 +99,68 @@ export async function snapshot(
   /** Capture at most this many history lines above the screen; all of them when absent. */
   historyWindow?: number,
 ): Promise<TmuxOutcome<Snapshot>> {
+  const range = captureRange(historyWindow);
+  const blocks = await controlBlocks(
+    client,
+    [...stateLine(paneId), ";", "capture-pane", "-p", "-t", paneId, ...range],
+    signal,
+  );
+  let looked: TmuxOutcome<Looked>;
+  if (blocks?.length === 2 && blocks.every((block) => block.ok && block.exact)) {
+    looked = {
+      ok: true,
+      value: { state: blocks[0].lines[0] ?? "", lines: blocks[1].lines, escaped: false },
+    };
+  } else {
+    looked = await captureThroughFile(client, files, paneId, range, signal);
+  }
+  if (!looked.ok) {
+    return looked.payload.error.code === "not_found"
+      ? { ok: false, payload: notFound(paneId) }
+      : looked;
+  }
+  const { state, lines, escaped } = looked.value;
+  const header = state.split(" ");
+  if (header[0] !== paneId) return { ok: false, payload: notFound(paneId) };
+  return {
+    ok: true,
+    value: {
+      paneId,
+      panePid: Number(header[1]),
+      dead: header[2] === "1",
+      currentCommand: header.slice(7).join(" "),
+      historySize: Math.min(Number(header[3]), historyWindow ?? Infinity),
+      cursorX: Number(header[4]),
+      cursorY: Number(header[5]),
+      lines,
+      escaped,
+      alternate: header[6] === "1",
+    },
+  };
+}
+
+/**
+ * The capture through a uniquely named buffer saved to a private file, lent by `files`
+ * (temp_files.ts): the file holds exactly the bytes tmux captured, those that are not UTF-8
+ * included, and never travels as control-mode output.
+ */
+async function captureThroughFile(
+  client: TmuxClient,
+  files: TempFiles,
+  paneId: string,
+  range: string[],
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<Looked>> {
   const buffer = `tmux-mcp-${randomHex(8)}`;
   const line = (file: string) => [
-    "display-message",
-    "-p",
-    "-t",
-    paneId,
-    "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y} " +
-    "#{alternate_on} #{pane_current_command}",
+    ...stateLine(paneId),
     ";",
     "capture-pane",
     "-b",
     buffer,
     "-t",
     paneId,
-    "-S",
-    historyWindow === undefined ? "-" : `-${historyWindow}`,
-    "-E",
-    "-",
+    ...range,
     ";",
     "save-buffer",
     "-b",
@@ -142,26 +205,14 @@ export async function snapshot(
     throw error;
   }
   const { out, captured } = looked;
-  if (!out.ok) {
-    return out.payload.error.code === "not_found" ? { ok: false, payload: notFound(paneId) } : out;
-  }
-  const header = out.value.replace(/\n$/, "").split(" ");
-  if (header[0] !== paneId) return { ok: false, payload: notFound(paneId) };
+  if (!out.ok) return out;
   const { text, escaped } = decodeCapture(captured);
-  const lines = text.replace(/\n$/, "").split("\n");
   return {
     ok: true,
     value: {
-      paneId,
-      panePid: Number(header[1]),
-      dead: header[2] === "1",
-      currentCommand: header.slice(7).join(" "),
-      historySize: Math.min(Number(header[3]), historyWindow ?? Infinity),
-      cursorX: Number(header[4]),
-      cursorY: Number(header[5]),
-      lines,
+      state: out.value.replace(/\n$/, ""),
+      lines: text.replace(/\n$/, "").split("\n"),
       escaped,
-      alternate: header[6] === "1",
     },
   };
 }

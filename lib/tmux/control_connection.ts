@@ -125,7 +125,24 @@ export class ControlConnection {
     if (set?.size === 0) this.spotters.delete(paneId);
   }
 
-  /** Resolves at the pane's next `%output`, after `ms`, on abort, or when the connection ends. */
+  /**
+   * Asks tmux to report when a pane dies (`%subscription-changed`, checked once a second): a
+   * pane kept after its process exits (remain-on-exit) writes nothing then. False when this tmux
+   * (before 3.2) cannot, so a wait must look now and then.
+   */
+  async followDeaths(): Promise<boolean> {
+    const out = await this.run(["refresh-client", "-B", "tmux-mcp-dead:%*:#{pane_dead}"])
+      .catch(() => null);
+    this.followsDeaths = out?.code === 0;
+    return this.followsDeaths;
+  }
+
+  followsDeaths = false;
+
+  /**
+   * Resolves at the pane's next `%output` or change (control_lines.ts `changed`), after `ms`,
+   * on abort, or when the connection ends.
+   */
   nextOutput(paneId: string, ms: number, signal: AbortSignal): Promise<void> {
     this.touch();
     this.lastWatched.set(paneId, performance.now());
@@ -280,6 +297,10 @@ export class ControlConnection {
         this.sessionId = sessionId;
         this.attached.resolve();
       },
+      changed: (paneId) => {
+        const sets = paneId === null ? [...this.listeners.values()] : [this.listeners.get(paneId)];
+        for (const set of sets) for (const done of [...set ?? []]) done();
+      },
       desync: () => this.drop(new ControlLost("a pane's text forged a control-mode block end")),
     });
     while (true) {
@@ -298,15 +319,15 @@ export class ControlConnection {
     // (`pause` discards what tmux queued for the pane; `off` leaves it, and tmux 3.3a then
     // crashes when the pane is turned back on: tests/tmux_control_test.ts.)
     const watched = this.lastWatched.get(paneId);
+    const set = this.listeners.get(paneId);
     if (
-      !this.silenced.has(paneId) && !spotters &&
+      !this.silenced.has(paneId) && !spotters && !set &&
       (watched === undefined || performance.now() - watched > WATCH_GRACE_MS)
     ) {
       this.silenced.add(paneId);
       this.lastWatched.delete(paneId);
       this.run(["refresh-client", "-A", `${paneId}:pause`]).catch(() => {});
     }
-    const set = this.listeners.get(paneId);
     for (const done of set ?? []) done();
   }
 

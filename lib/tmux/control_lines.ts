@@ -8,9 +8,13 @@
 // the connection is dropped and no forged answer is taken for tmux's. `%output` payloads are handed on undecoded: they are only counted and
 // scanned for a known text, and decoding a flood would cost more than reading it.
 import { concatBytes } from "../util/bytes.ts";
+import { decodeUtf8 } from "../util/utf8.ts";
 
-/** One command's answer: the lines between `%begin` and `%end` (ok) or `%error` (not ok). */
-export type ControlBlock = { ok: boolean; lines: string[]; fromUs: boolean };
+/**
+ * One command's answer: the lines between `%begin` and `%end` (ok) or `%error` (not ok).
+ * `exact` is false when a line held bytes that are not UTF-8, which became U+FFFD in `lines`.
+ */
+export type ControlBlock = { ok: boolean; lines: string[]; fromUs: boolean; exact: boolean };
 
 export type ControlEvents = {
   block(block: ControlBlock): void;
@@ -20,6 +24,11 @@ export type ControlEvents = {
    */
   output(paneId: string, payload: Uint8Array): void;
   sessionChanged(sessionId: string): void;
+  /**
+   * Something a pane's output does not show changed: a pane's subscribed format (`paneId`), or
+   * the panes of a window (null: any pane).
+   */
+  changed(paneId: string | null): void;
   /**
    * The stream held what tmux never writes: a line outside a block that is not a notification,
    * a block end outside a block or again after its block, or a block number that did not
@@ -37,7 +46,7 @@ const SPACE = 32;
 
 export class ControlLines {
   private carry: Uint8Array | null = null;
-  private block: { guard: string; fromUs: boolean; lines: string[] } | null = null;
+  private block: { guard: string; fromUs: boolean; lines: string[]; exact: boolean } | null = null;
   /** The last block's guard and the command number it carried. */
   private lastGuard = "";
   private lastNumber = -1;
@@ -70,11 +79,14 @@ export class ControlLines {
         if (close && close[2] === block.guard) {
           this.block = null;
           this.lastGuard = block.guard;
-          this.events.block({ ok: close[1] === "end", lines: block.lines, fromUs: block.fromUs });
+          const { lines, fromUs, exact } = block;
+          this.events.block({ ok: close[1] === "end", lines, fromUs, exact });
           return;
         }
       }
-      block.lines.push(decoder.decode(line));
+      const text = decodeUtf8(line);
+      if (text === null) block.exact = false;
+      block.lines.push(text ?? decoder.decode(line));
     } else if (startsWith(line, OUTPUT)) {
       let end = OUTPUT.length;
       while (end < line.length && line[end] !== SPACE) end++;
@@ -88,10 +100,15 @@ export class ControlLines {
         const number = Number(begin[2]);
         if (number <= this.lastNumber) return this.breaks();
         this.lastNumber = number;
-        this.block = { guard: begin[1], fromUs: begin[3] === "1", lines: [] };
+        this.block = { guard: begin[1], fromUs: begin[3] === "1", lines: [], exact: true };
       }
       const session = /^%session-changed (\$\d+) /.exec(text);
       if (session) this.events.sessionChanged(session[1]);
+      const pane = /^%(?:subscription-changed \S+ \S+ \S+ \S+|pane-mode-changed) (%\d+)/.exec(text);
+      if (pane) this.events.changed(pane[1]);
+      if (/^%(layout-change|window-close|unlinked-window-close|window-pane-changed) /.test(text)) {
+        this.events.changed(null);
+      }
     } else {
       this.breaks();
     }

@@ -8,6 +8,7 @@ type Seen =
   | { block: ControlBlock }
   | { output: string; payload: number[] }
   | { session: string }
+  | { changed: string | null }
   | { desync: true };
 
 function read(chunks: Uint8Array[]): Seen[] {
@@ -16,6 +17,7 @@ function read(chunks: Uint8Array[]): Seen[] {
     block: (block) => seen.push({ block }),
     output: (paneId, payload) => seen.push({ output: paneId, payload: [...payload] }),
     sessionChanged: (session) => seen.push({ session }),
+    changed: (changed) => seen.push({ changed }),
     desync: () => seen.push({ desync: true }),
   });
   for (const chunk of chunks) lines.feed(chunk);
@@ -43,7 +45,7 @@ const STREAM = new TextEncoder().encode(
 );
 
 const EXPECTED: Seen[] = [
-  { block: { ok: true, lines: [], fromUs: false } },
+  { block: { ok: true, lines: [], fromUs: false, exact: true } },
   { session: "$3" },
   { output: "%7", payload: [...new TextEncoder().encode("caf\\303\\251 \\033[0m")] },
   {
@@ -57,10 +59,16 @@ const EXPECTED: Seen[] = [
         "%output %7 not an event",
       ],
       fromUs: true,
+      exact: true,
     },
   },
   {
-    block: { ok: false, lines: ["parse error: unknown command: tmux-mcp-end-1"], fromUs: true },
+    block: {
+      ok: false,
+      lines: ["parse error: unknown command: tmux-mcp-end-1"],
+      fromUs: true,
+      exact: true,
+    },
   },
 ];
 
@@ -98,7 +106,9 @@ function answered(forged: string[]): Uint8Array {
 }
 
 Deno.test("control lines: a guessed block end is found out when the real one arrives", () => {
-  const early = [{ block: { ok: true, lines: ["real"], fromUs: true } }, { desync: true }];
+  const early = [{ block: { ok: true, lines: ["real"], fromUs: true, exact: true } }, {
+    desync: true,
+  }];
   // The real end outside any block, after text that is no notification, or after nothing.
   assert.deepEqual(read([answered(["%end 1 5 1", "after"])]), early);
   assert.deepEqual(read([answered(["%end 1 5 1"])]), early);
@@ -114,7 +124,41 @@ Deno.test("control lines: a guessed block end is found out when the real one arr
 Deno.test("control lines: block ends with other guards inside a block change nothing", () => {
   const forged = ["%end 1 4 1", "%error 1 6 1", "%begin 1 6 1", "%end 2 5 1", "%end 1 5 0"];
   assert.deepEqual(read([answered(forged)]), [
-    { block: { ok: true, lines: ["real", ...forged], fromUs: true } },
-    { block: { ok: true, lines: [], fromUs: true } },
+    { block: { ok: true, lines: ["real", ...forged], fromUs: true, exact: true } },
+    { block: { ok: true, lines: [], fromUs: true, exact: true } },
+  ]);
+});
+
+Deno.test("control lines: a block line that is not UTF-8 marks the block inexact", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const bytes = Uint8Array.of(
+    ...encode("%begin 1 5 1\ncaf\u00e9\n"),
+    0x61,
+    0xff,
+    0x0a,
+    ...encode("%end 1 5 1\n%begin 1 6 1\nplain\n%end 1 6 1\n"),
+  );
+  assert.deepEqual(read([bytes]), [
+    { block: { ok: true, lines: ["caf\u00e9", "a\ufffd"], fromUs: true, exact: false } },
+    { block: { ok: true, lines: ["plain"], fromUs: true, exact: true } },
+  ]);
+});
+
+Deno.test("control lines: a pane's death and a window's change are reported as changes", () => {
+  const stream = new TextEncoder().encode(
+    [
+      "%subscription-changed tmux-mcp-dead $0 @1 0 %4 : 1",
+      "%pane-mode-changed %5",
+      "%layout-change @1 b25d,80x24,0,0,4 b25d,80x24,0,0,4 *",
+      "%window-close @2",
+      "%window-renamed @1 zsh",
+      "",
+    ].join("\n"),
+  );
+  assert.deepEqual(read([stream]), [
+    { changed: "%4" },
+    { changed: "%5" },
+    { changed: null },
+    { changed: null },
   ]);
 });

@@ -6,6 +6,7 @@
 // per command and poll, and a dead tmux server is reconnected to on the next use.
 import { socketPath, type TmuxClient, TmuxNotAnswering, type TmuxResult } from "./tmux.ts";
 import { ControlConnection, ControlLost } from "./control_connection.ts";
+import type { ControlBlock } from "./control_lines.ts";
 
 /** After control mode failed to start, the spawn-and-poll path is used for this long. */
 const RETRY_AFTER_MS = 5_000;
@@ -130,6 +131,7 @@ export class ControlServer {
       }
       return null;
     }
+    await connection.followDeaths();
     this.verified.add(connection);
     return connection;
   }
@@ -273,6 +275,28 @@ export async function controlReads(
       ok: block.ok,
       text: block.lines.map((line) => `${line}\n`).join(""),
     }));
+  } catch (error) {
+    if (signal?.aborted || !(error instanceof ControlLost)) throw error;
+    return null;
+  }
+}
+
+/**
+ * One read-only command line (routed as controlCall's) through the general control connection,
+ * as its answer blocks, one per command. Null when no connection can be had, or it ended with
+ * the line in flight (a pane's text that forged a block end ends it): the caller reads another
+ * way.
+ */
+export async function controlBlocks(
+  client: TmuxClient,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<ControlBlock[] | null> {
+  if (routing(args) !== "read" || args.some((arg) => /['\n\r]/.test(arg))) return null;
+  const connection = await serverFor(client).general();
+  if (!connection) return null;
+  try {
+    return await connection.runLines([args], signal);
   } catch (error) {
     if (signal?.aborted || !(error instanceof ControlLost)) throw error;
     return null;

@@ -1,5 +1,6 @@
-// A wait's wake-ups from a pane's `%output` through a control connection (control_servers.ts),
-// with the old polling interval as the fallback when no connection can be had.
+// A wait's wake-ups from a pane's `%output` through a control connection (control_servers.ts):
+// while one is open a wait looks only when the pane wrote or changed, never on a timer; polling
+// is the fallback when no connection can be had.
 import type { TmuxClient } from "./tmux.ts";
 import { delay } from "../util/delay.ts";
 import type { ControlConnection } from "./control_connection.ts";
@@ -15,11 +16,15 @@ const BUSY_REST_MS = 25;
  */
 const BUSY_LOOKS_BEFORE_REST = 3;
 
+/** With a tmux that cannot report a pane's death (before 3.2), a wait looks this often anyway. */
+const UNREPORTED_DEATH_MS = 1000;
+
 /**
- * Wakes a polling loop when a pane writes. Create it before the loop's first look and call
+ * Wakes a looking loop when a pane writes. Create it before the loop's first look and call
  * `wake` where the loop used to sleep: it returns at once if the pane wrote since the previous
- * `wake` returned (so nothing that arrived during a look is missed), at the pane's next output,
- * or after `ms` — the old polling interval, which stays as the fallback. When the pane wrote
+ * `wake` returned (so nothing that arrived during a look is missed), at the pane's next output
+ * or change (its death, its window's layout), or after `ms` (the time the loop has left). With
+ * no connection it polls: it returns after `pollMs` at most. When the pane wrote
  * during a look, the next look waits as long as that one took (and at least BUSY_REST_MS once
  * the pane has kept writing for BUSY_LOOKS_BEFORE_REST looks), so a loop never spends more than
  * half its time looking.
@@ -42,7 +47,7 @@ export function watchOutput(client: TmuxClient, paneId: string) {
   };
   attach();
 
-  const wake = async (ms: number, signal: AbortSignal): Promise<void> => {
+  const wake = async (ms: number, signal: AbortSignal, pollMs = ms): Promise<void> => {
     const calledAt = performance.now();
     const deadline = calledAt + ms;
     try {
@@ -53,12 +58,13 @@ export function watchOutput(client: TmuxClient, paneId: string) {
       }
       if (!connection) {
         const settled = new AbortController();
+        const polled = calledAt + Math.min(ms, pollMs);
         const fresh = await Promise.race([
           attaching,
-          delay(ms, AbortSignal.any([signal, settled.signal])).then(() => null),
+          delay(polled - calledAt, AbortSignal.any([signal, settled.signal])).then(() => null),
         ]);
         settled.abort();
-        if (!fresh) return await delay(deadline - performance.now(), signal);
+        if (!fresh) return await delay(polled - performance.now(), signal);
         // Output between the last look and now was not counted: look again at once.
         await fresh.watch(paneId, signal).catch(() => {});
         mark = fresh.outputCount(paneId);
@@ -77,7 +83,8 @@ export function watchOutput(client: TmuxClient, paneId: string) {
         await delay(Math.min(rest, deadline - calledAt), signal);
       } else {
         busy = 0;
-        await live.nextOutput(paneId, Math.max(0, deadline - performance.now()), signal);
+        const until = live.followsDeaths ? deadline : calledAt + Math.min(ms, UNREPORTED_DEATH_MS);
+        await live.nextOutput(paneId, Math.max(0, until - performance.now()), signal);
       }
       mark = live.outputCount(paneId);
     } finally {

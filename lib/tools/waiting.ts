@@ -1,8 +1,8 @@
 // Observing output produced elsewhere: capture_since for repeated looks with a cursor, and
 // wait_for_text for "tell me when this appears". Both read only what arrived after a cursor,
 // so text already on screen (or typed before the wait) never matches. Waits are clamped to the
-// server's ceiling, poll tmux with short-lived children that the request's cancellation kills,
-// wake as soon as the pane writes (lib/tmux/output_watch.ts), and report progress while they last.
+// server's ceiling, look again only when the pane writes while a control connection is open
+// (lib/tmux/output_watch.ts; polling without one), and report progress while they last.
 import {
   bounded,
   type Cursor,
@@ -289,8 +289,10 @@ async function waitForText(
   const pace = pacer();
   const started = Date.now();
   const deadline = started + timeout * 1000;
-  // The first report comes right after the first look, so a client knows the wait has begun.
-  let lastProgress = started - 1000;
+  // The first report comes right after the first look, so a client knows the wait has begun;
+  // then one a second from a timer, since a quiet pane wakes no look.
+  let reporting: ReturnType<typeof setInterval> | undefined;
+  const report = () => extra.progress?.((Date.now() - started) / 1000, "waiting for text");
   let linesMissed = false;
   let arrived: string[] = [];
   const result = (
@@ -346,13 +348,14 @@ async function waitForText(
         typed = null;
       }
       if (Date.now() >= deadline) return result("timeout", null, shot.value);
-      if (extra.progress && Date.now() - lastProgress >= 1000) {
-        lastProgress = Date.now();
-        extra.progress((lastProgress - started) / 1000, "waiting for text");
+      if (extra.progress && reporting === undefined) {
+        report();
+        reporting = setInterval(report, 1000);
       }
-      await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
+      await output.wake(Math.max(0, deadline - Date.now()), signal, POLL_MS);
     }
   } finally {
+    clearInterval(reporting);
     tmuxBound.clear();
   }
 }
