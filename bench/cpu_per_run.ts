@@ -1,13 +1,26 @@
 // Where does a full-size tmux_run go, in CPU? 100 runs of `true` and 100 of a perl that writes
 // 256 KiB to each stream, through the server as its own process, with the CPU time the server and
 // the helper spent per run (utime + stime from /proc, in 10 ms ticks, so per-run figures are
-// averages) and the helper's peak RSS. Usage: deno run -A bench/cpu_per_run.ts [RUNS]
+// averages) and the helper's peak RSS. The server runs with the V8 flags README.md recommends
+// unless `--server-v8-flags=` names others (empty: none).
+// Usage: deno run -A bench/cpu_per_run.ts [RUNS] [--server-v8-flags=FLAGS]
+import { parseArgs } from "node:util";
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
-import { type CallTool, enrollLabPane, helperOfPane, serverArgs } from "./server_process.ts";
+import {
+  type CallTool,
+  enrollLabPane,
+  helperOfPane,
+  SERVER_V8_FLAGS,
+  serverArgs,
+} from "./server_process.ts";
 import { openLab } from "../lib/cli/private_lab.ts";
 
-const RUNS = Number(Deno.args[0] ?? 100);
+const { values: options, positionals } = parseArgs({
+  options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
+  allowPositionals: true,
+});
+const RUNS = Number(positionals[0] ?? 100);
 const WARMUP = 5;
 const BYTES = 262144;
 const SCRIPTS = {
@@ -34,7 +47,7 @@ try {
   const setup = `${lab.dir}/setup`;
   const transport = new LineClientTransport(
     Deno.execPath(),
-    serverArgs(lab.socketName, [[lab.pane, setup]]),
+    serverArgs(lab.socketName, [[lab.pane, setup]], options["server-v8-flags"]),
   );
   const client = new Client({ name: "tmux-mcp-cpu", version: "1" });
   await client.connect(transport);

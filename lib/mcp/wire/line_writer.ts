@@ -1,7 +1,10 @@
 // JSON-RPC lines onto a byte sink (stdout), whole and in order, with as little copying as a 1 MiB
-// answer allows: a line is encoded piece by piece into one reused buffer, not encoded into one
-// new array per answer. Less garbage per answer means fewer collections for V8 (bench/bench.ts,
-// the full-size output).
+// answer allows. A full-size tmux_run result carries its payload twice (as text content and as
+// structuredContent): the payload is serialized once and written twice, and the line is encoded
+// piece by piece into one reused buffer, not built as one string and encoded into one array.
+// Less garbage per answer means fewer collections for V8 (bench/bench.ts, the full-size output).
+import type { JSONRPCMessage } from "../../deps.ts";
+import { payloadJsonOf } from "../tool_result.ts";
 
 /** How much of a line is encoded and written at a time at first: a pipe's capacity. */
 const WRITE_BYTES = 65536;
@@ -13,6 +16,76 @@ const WRITE_BYTES = 65536;
  * timestamps in the bench's client, two runs each way), for 1 MiB kept in the server from then on.
  */
 const MAX_WRITE_BYTES = 1024 * 1024;
+
+/** How much of a long payload is escaped into one piece of its text content. */
+const ESCAPE_CHUNK = 32768;
+
+/**
+ * Stand-ins for the text content and the structuredContent while the rest of a result message
+ * is serialized: random, so no other field of the message holds them.
+ */
+const TEXT_MARK = `tmux-mcp text ${crypto.randomUUID()}`;
+const PAYLOAD_MARK = `tmux-mcp payload ${crypto.randomUUID()}`;
+
+/**
+ * `JSON.stringify(json)` for a string that is itself JSON text, as pieces of at most
+ * ESCAPE_CHUNK code units. Such text holds no control character and no lone surrogate (JSON
+ * escapes them), so `"` and `\` are all there is to escape. Pieces, not one string: a full-size
+ * answer's 530 KB text content was one more large string for V8 to collect. A piece never ends
+ * between the two halves of a surrogate pair, which the writer would encode as two replacement
+ * characters.
+ */
+export function asJsonString(json: string): string[] {
+  const pieces = ['"'];
+  for (let at = 0; at < json.length;) {
+    let end = Math.min(json.length, at + ESCAPE_CHUNK);
+    const last = json.charCodeAt(end - 1);
+    if (end < json.length && last >= 0xd800 && last <= 0xdbff) end--;
+    pieces.push(json.slice(at, end).replace(/["\\]/g, "\\$&"));
+    at = end;
+  }
+  pieces.push('"');
+  return pieces;
+}
+
+/**
+ * The line for `message`, newline included, as pieces to write one after another: for a tool
+ * result whose text content is the JSON of its structuredContent (lib/mcp/tool_result.ts), that
+ * JSON goes in twice as it is, and every other field (the era's resultType and _meta included)
+ * as JSON.stringify writes it, in its place.
+ */
+export function messageLine(message: JSONRPCMessage): string[] {
+  const json = "result" in message ? payloadJsonOf(message.result) : null;
+  if (json === null || !("result" in message)) return [`${JSON.stringify(message)}\n`];
+  const result = message.result;
+  const [text] = Array.isArray(result.content) ? result.content : [];
+  const line = JSON.stringify({
+    ...message,
+    result: {
+      ...result,
+      content: [{ ...text, text: TEXT_MARK }],
+      structuredContent: PAYLOAD_MARK,
+    },
+  });
+  // The marks need no escaping: JSON.stringify wrote each as itself in quotes.
+  const marks = [
+    {
+      at: line.indexOf(`"${TEXT_MARK}"`),
+      length: TEXT_MARK.length + 2,
+      pieces: asJsonString(json),
+    },
+    { at: line.indexOf(`"${PAYLOAD_MARK}"`), length: PAYLOAD_MARK.length + 2, pieces: [json] },
+  ].sort((a, b) => a.at - b.at);
+  if (marks[0].at < 0) return [`${JSON.stringify(message)}\n`];
+  const pieces: string[] = [];
+  let from = 0;
+  for (const mark of marks) {
+    pieces.push(line.slice(from, mark.at), ...mark.pieces);
+    from = mark.at + mark.length;
+  }
+  pieces.push(`${line.slice(from)}\n`);
+  return pieces;
+}
 
 export class LineWriter {
   #buffer = new Uint8Array(WRITE_BYTES);

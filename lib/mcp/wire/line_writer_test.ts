@@ -1,7 +1,7 @@
 // Lines reach the sink whole and in order, whatever their size and characters, even when the
 // sink takes a little at a time, and a line is written a buffer at a time.
 import assert from "node:assert/strict";
-import { LineWriter } from "./line_writer.ts";
+import { asJsonString, LineWriter, messageLine } from "./line_writer.ts";
 import { success, toCallToolResult } from "../tool_result.ts";
 
 /** The line a result message is, as the transport hands it over. */
@@ -57,4 +57,41 @@ Deno.test("a line is written a buffer at a time, not a piece at a time", async (
   // bytes of a character that did not fit.
   assert.ok(writes.length > 1, `${writes}`);
   assert.ok(writes.slice(0, -1).every((length) => length > 1024 * 1024 - 4), `${writes}`);
+});
+
+Deno.test("a tool result's line is the message's JSON, its payload serialized once", () => {
+  const payload = success({ stdout: TEXT, n: 1 });
+  const made = toCallToolResult(payload);
+  // As the SDK hands results on: 2026-07-28 keeps the payload, adds resultType and _meta;
+  // 2025-11-25 copies the payload (same values, same order).
+  const modern = { _meta: { "io.x/serverInfo": { name: "t" } }, resultType: "complete", ...made };
+  const legacy = { ...made, structuredContent: { ...payload } };
+  for (const result of [made, modern, legacy]) {
+    const message = { jsonrpc: "2.0" as const, id: "r-7", result };
+    const pieces = messageLine(message);
+    assert.ok(pieces.length > 3, "the payload comes in pieces");
+    assert.equal(pieces.join(""), `${JSON.stringify(message)}\n`);
+  }
+  const changed = { ...made, structuredContent: { ...payload, n: 2 } };
+  const other = { jsonrpc: "2.0" as const, id: 3, result: changed };
+  assert.deepEqual(messageLine(other), [`${JSON.stringify(other)}\n`], "any other result as is");
+});
+
+Deno.test("a payload's text content is JSON.stringify's, in pieces that never split a pair", () => {
+  const payloads = [
+    "",
+    JSON.stringify({ a: 'q"b\\s' }),
+    JSON.stringify({ data: TEXT }),
+    // Every piece boundary falls on an emoji: each is two UTF-16 code units.
+    JSON.stringify({ data: "😀".repeat(70000) }),
+    JSON.stringify({ data: `x${"😀".repeat(70000)}` }),
+  ];
+  for (const payload of payloads) {
+    const pieces = asJsonString(payload);
+    assert.equal(pieces.join(""), JSON.stringify(payload));
+    for (const piece of pieces) {
+      const last = piece.charCodeAt(piece.length - 1);
+      assert.ok(!(last >= 0xd800 && last <= 0xdbff), "a piece ends with half a pair");
+    }
+  }
 });

@@ -16,7 +16,7 @@ import {
   PARSE_ERROR,
 } from "./json_rpc.ts";
 import { concatBytes } from "../../util/bytes.ts";
-import { LineWriter } from "./line_writer.ts";
+import { LineWriter, messageLine } from "./line_writer.ts";
 import { errorLine } from "./error_lines.ts";
 import { type Answer, BATCH_REVISION, Batches } from "./batches.ts";
 import { isJsonObject } from "../../util/json_object.ts";
@@ -157,11 +157,11 @@ export class StdioLineTransport implements Transport {
       ? { ...message, error: { ...message.error, ...errorLine(message.error) } }
       : message;
     const batch = this.#batches.hold(sent);
-    if (batch === undefined) return this.#write(sent);
+    if (batch === undefined) return this.#lines.write(messageLine(sent));
     return batch === null ? Promise.resolve() : this.#writeArray(batch);
   }
 
-  #write(message: JSONRPCMessage | ErrorReply): Promise<void> {
+  #write(message: ErrorReply): Promise<void> {
     return this.#lines.write([`${JSON.stringify(message)}\n`]);
   }
 
