@@ -168,7 +168,7 @@ Deno.test(
     await lab.tmuxCmd("set-option", "-g", "remain-on-exit", "on");
     const pane = await splitPane(lab, "sleep 0.5");
     const result = await s.call("wait_for_text", { pane_id: pane, patterns: ["x"], timeout: 10 });
-    assert.equal(result.data.outcome, "pane_dead");
+    assert.equal(result.data?.outcome, "pane_dead", JSON.stringify(result));
   }),
 );
 
@@ -251,7 +251,7 @@ Deno.test(
       patterns: ["never-appears"],
       timeout: 100,
     });
-    assert.equal(result.data.outcome, "timeout");
+    assert.equal(result.data?.outcome, "timeout", JSON.stringify(result));
     assert.equal(result.data.effective_timeout, 1);
     const run = await s.call("run_command", {
       pane_id: lab.pane,
