@@ -7,10 +7,9 @@
 // enrolled panes and of one helper over 2000 runs, what a watched session's control-mode
 // connection costs while its panes write, and what the MCP SDK costs beside a bare SDK server
 // (bench/sdk_cost.ts).
-import { parseArgs } from "node:util";
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
-import { helperOfPane, SERVER_V8_FLAGS, serverArgs } from "./server_process.ts";
+import { benchCommandLine, helperOfPane, serverArgs } from "./server_process.ts";
 import { randomHex } from "../lib/util/ids.ts";
 import {
   labZshCommand,
@@ -26,9 +25,7 @@ import { sdkCost } from "./sdk_cost.ts";
 import { benchGeneralCalls, benchSearch } from "./general_calls.ts";
 
 // The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
-const { values: options } = parseArgs({
-  options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
-});
+const { v8Flags } = benchCommandLine();
 const ENROLLED_PANES = 8;
 const WARMUP = 20;
 const TIMED = 200;
@@ -83,7 +80,7 @@ async function startServer(lab: PrivateLab, panes: string[]): Promise<Mcp> {
   // It inherits the whole environment, so the server finds the same Deno cache as this process.
   const transport = new LineClientTransport(
     Deno.execPath(),
-    serverArgs(lab.socketName, invitations, options["server-v8-flags"]),
+    serverArgs(lab.socketName, invitations, v8Flags),
   );
   const client = new Client({ name: "tmux-mcp-bench", version: "1" });
   await client.connect(transport);
@@ -430,7 +427,7 @@ function report(results: Results): void {
       JSON.stringify(results.general.ratio_p50_to_spawned_list_panes),
   );
   console.log(JSON.stringify({
-    server_v8_flags: options["server-v8-flags"],
+    server_v8_flags: v8Flags,
     tmux_run_true_ms: results.run,
     run_command_true_ms: results.runCommand,
     baseline_send_keys_wait_for_ms: results.baseline,

@@ -4,23 +4,18 @@
 // averages) and the helper's peak RSS. The server runs with the V8 flags README.md recommends
 // unless `--server-v8-flags=` names others (empty: none).
 // Usage: deno run -A bench/cpu_per_run.ts [RUNS] [--server-v8-flags=FLAGS]
-import { parseArgs } from "node:util";
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
 import {
+  benchCommandLine,
   type CallTool,
   enrollLabPane,
   helperOfPane,
-  SERVER_V8_FLAGS,
   serverArgs,
 } from "./server_process.ts";
 import { openLab } from "../lib/cli/private_lab.ts";
 
-const { values: options, positionals } = parseArgs({
-  options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
-  allowPositionals: true,
-});
-const RUNS = Number(positionals[0] ?? 100);
+const { v8Flags, runs: RUNS } = benchCommandLine(100);
 const WARMUP = 5;
 const BYTES = 262144;
 const SCRIPTS = {
@@ -47,7 +42,7 @@ try {
   const setup = `${lab.dir}/setup`;
   const transport = new LineClientTransport(
     Deno.execPath(),
-    serverArgs(lab.socketName, [[lab.pane, setup]], options["server-v8-flags"]),
+    serverArgs(lab.socketName, [[lab.pane, setup]], v8Flags),
   );
   const client = new Client({ name: "tmux-mcp-cpu", version: "1" });
   await client.connect(transport);

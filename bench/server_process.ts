@@ -2,6 +2,7 @@
 // does, with tmux_run enabled, each pane invited with its own setup file, and the V8 flags the
 // README recommends unless a run names others (`--server-v8-flags=` runs it without any); and
 // how a one-pane benchmark lends that pane to it and finds its helper.
+import { parseArgs } from "node:util";
 import { SERVER_V8_FLAGS } from "../lib/server/server.ts";
 import { type PrivateLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
 import { childrenOf } from "../lib/run/procfs.ts";
@@ -9,6 +10,18 @@ import { childrenOf } from "../lib/run/procfs.ts";
 const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
 
 export { SERVER_V8_FLAGS };
+
+/**
+ * A benchmark's command line: `[RUNS] [--server-v8-flags=FLAGS]`, the flags README.md recommends
+ * unless named (`--server-v8-flags=` runs the server without any), and RUNS or `defaultRuns`.
+ */
+export function benchCommandLine(defaultRuns = 0): { v8Flags: string; runs: number } {
+  const { values, positionals } = parseArgs({
+    options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
+    allowPositionals: true,
+  });
+  return { v8Flags: values["server-v8-flags"], runs: Number(positionals[0] ?? defaultRuns) };
+}
 
 /** `deno` arguments for a server bound to `socketName` that invites each [pane, setup file]. */
 export function serverArgs(

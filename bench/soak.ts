@@ -4,22 +4,17 @@
 // 500, 1000 and 2000 runs (or the same fractions of N), then one JSON line.
 // Usage: deno run -A bench/soak.ts [RUNS] [--server-v8-flags=FLAGS]   (default 2000 runs, and
 // the server's flags that README.md recommends; `--server-v8-flags=` runs it without)
-import { parseArgs } from "node:util";
 import { Client, StdioClientTransport } from "../lib/dev_deps.ts";
 import {
+  benchCommandLine,
   type CallTool,
   enrollLabPane,
   helperOfPane,
-  SERVER_V8_FLAGS,
   serverArgs,
 } from "./server_process.ts";
 import { openLab } from "../lib/cli/private_lab.ts";
 
-const { values: options, positionals } = parseArgs({
-  options: { "server-v8-flags": { type: "string", default: SERVER_V8_FLAGS } },
-  allowPositionals: true,
-});
-const RUNS = Number(positionals[0] ?? 2000);
+const { v8Flags, runs: RUNS } = benchCommandLine(2000);
 const CHECKPOINTS = [0, 100, 500, 1000, 2000].map((n) => Math.round((n * RUNS) / 2000));
 
 type Sample = { runs: number; server: Usage; helper: Usage };
@@ -36,7 +31,7 @@ const lab = await openLab({ prefix: "tmux-mcp-soak" });
 const setup = `${lab.dir}/setup`;
 const transport = new StdioClientTransport({
   command: Deno.execPath(),
-  args: serverArgs(lab.socketName, [[lab.pane, setup]], options["server-v8-flags"]),
+  args: serverArgs(lab.socketName, [[lab.pane, setup]], v8Flags),
   env: Deno.env.toObject(),
 });
 const client = new Client({ name: "tmux-mcp-soak", version: "1" });
@@ -78,7 +73,7 @@ try {
   const at = (runs: number) => samples.find((s) => s.runs === runs)!;
   const growth = (from: Usage, to: Usage) => Number((to.rss_kib / from.rss_kib).toFixed(3));
   console.log(JSON.stringify({
-    server_v8_flags: options["server-v8-flags"],
+    server_v8_flags: v8Flags,
     runs: RUNS,
     seconds: Number(seconds.toFixed(1)),
     samples,
