@@ -5,6 +5,7 @@
 // control_lines.ts's job; choosing and opening connections is control_servers.ts's.
 import {
   clientArgs,
+  socketPath,
   TMUX_ANSWER_SECONDS,
   type TmuxClient,
   tmuxEnvironment,
@@ -16,6 +17,8 @@ import { randomHex } from "../util/ids.ts";
 import { delay } from "../util/delay.ts";
 import { type ControlBlock, ControlLines } from "./control_lines.ts";
 import { OutputSpotter } from "./output_spotter.ts";
+import { identifyGate } from "./identify_gate.ts";
+import type { SharedLock } from "../util/shared_lock.ts";
 
 /** A connection nobody used for this long is closed, so a person sees it only while it works. */
 const IDLE_MS = 60_000;
@@ -30,6 +33,9 @@ type Request = {
   resolve: (blocks: ControlBlock[]) => void;
   reject: (error: Error) => void;
 };
+
+/** How a new client's attach went: tmux attached it, it ended first, or tmux did not answer. */
+export type Attach = "attached" | "ended" | "unanswered";
 
 /** The connection ended (the server exited or the client was detached). */
 export class ControlLost extends Error {}
@@ -64,8 +70,11 @@ export class ControlConnection {
   private sequence = 0;
   private readonly attached = Promise.withResolvers<void>();
   private idle: ReturnType<typeof setTimeout> | undefined;
+  /** Held shared by every line in flight and by a detach (identify_gate.ts). */
+  private readonly gate: SharedLock;
 
   constructor(client: TmuxClient, target: string | null, private readonly onEnd: () => void) {
+    this.gate = identifyGate(socketPath(client.socket));
     this.child = new Deno.Command(client.bin, {
       args: [
         ...clientArgs(client.socket),
@@ -86,6 +95,20 @@ export class ControlConnection {
     this.attached.promise.catch(() => {});
     this.ended = this.read().catch(() => {}).finally(() => this.end());
     this.touch();
+  }
+
+  /** Waits until tmux attached this client, or it ended, or `ms` passed unanswered. */
+  async attach(ms: number): Promise<Attach> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unanswered = new Promise<Attach>((resolve) => {
+      timer = setTimeout(() => resolve("unanswered"), ms);
+    });
+    const attached = this.attached.promise.then((): Attach => "attached", (): Attach => "ended");
+    try {
+      return await Promise.race([attached, unanswered]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Output events seen so far for a pane of this connection's session. */
@@ -186,9 +209,19 @@ export class ControlConnection {
    * is its own command list for tmux, so one that fails does not stop the next; a line of one
    * command answers exactly one block.
    */
-  runLines(lines: string[][], signal?: AbortSignal): Promise<ControlBlock[]> {
-    if (this.closed) return Promise.reject(new ControlLost("the control connection is closed"));
-    if (signal?.aborted) return Promise.reject(signal.reason);
+  async runLines(lines: string[][], signal?: AbortSignal): Promise<ControlBlock[]> {
+    const lost = () => new ControlLost("the control connection is closed");
+    if (this.closed) throw lost();
+    const release = await this.gate.shared(signal);
+    if (this.closed) {
+      release();
+      throw lost();
+    }
+    return this.send(lines, release, signal);
+  }
+
+  /** Writes the lines once attached; `release` goes when their answer (or loss) comes. */
+  private send(lines: string[][], release: () => void, signal?: AbortSignal) {
     const text = lines.map((args) => `${args.map(quote).join(" ")}\n`).join("");
     const sentinel = `${this.sentinelPrefix}${++this.sequence}`;
     this.touch();
@@ -200,11 +233,13 @@ export class ControlConnection {
       const abort = () => reject(signal!.reason);
       signal?.addEventListener("abort", abort, { once: true });
       request.resolve = (blocks) => {
+        release();
         clearTimeout(timer);
         signal?.removeEventListener("abort", abort);
         resolve(blocks);
       };
       request.reject = (error) => {
+        release();
         clearTimeout(timer);
         signal?.removeEventListener("abort", abort);
         reject(error);
@@ -215,17 +250,25 @@ export class ControlConnection {
     });
   }
 
-  /** Detaches: an empty line ends a control client; it is killed if it does not go. */
+  /**
+   * Detaches: an empty line ends a control client; it is killed if it does not go. A detach is
+   * a notification for the other control clients, so it waits out one that is starting.
+   */
   async close(): Promise<void> {
     if (!this.closed) {
       this.closed = true;
-      await this.writer.write(encoder.encode("\n")).catch(() => {});
-      await this.writer.close().catch(() => {});
-      const exited = await Promise.race([
-        this.child.status.then(() => true),
-        delay(1000).then(() => false),
-      ]);
-      if (!exited) this.kill();
+      const release = await this.gate.shared();
+      try {
+        await this.writer.write(encoder.encode("\n")).catch(() => {});
+        await this.writer.close().catch(() => {});
+        const exited = await Promise.race([
+          this.child.status.then(() => true),
+          delay(1000).then(() => false),
+        ]);
+        if (!exited) this.kill();
+      } finally {
+        release();
+      }
     }
     await this.ended;
   }

@@ -4,8 +4,15 @@
 // and closed when idle; a connection verifies its flags before use. Everything here is an
 // accelerator: when control mode is unavailable or a connection dies, callers spawn a client
 // per command and poll, and a dead tmux server is reconnected to on the next use.
-import { socketPath, type TmuxClient, TmuxNotAnswering, type TmuxResult } from "./tmux.ts";
-import { ControlConnection, ControlLost } from "./control_connection.ts";
+import {
+  socketPath,
+  TMUX_ANSWER_SECONDS,
+  type TmuxClient,
+  TmuxNotAnswering,
+  type TmuxResult,
+} from "./tmux.ts";
+import { type Attach, ControlConnection, ControlLost } from "./control_connection.ts";
+import { identifyGate } from "./identify_gate.ts";
 import type { ControlBlock } from "./control_lines.ts";
 
 /** After control mode failed to start, the spawn-and-poll path is used for this long. */
@@ -91,8 +98,14 @@ export class ControlServer {
     return opened;
   }
 
+  /**
+   * Starts a control client while no other command of ours is in flight to this tmux server
+   * (identify_gate.ts), then checks that it took its flags.
+   */
   private async attach(target: string | null): Promise<ControlConnection | null> {
     let connection: ControlConnection;
+    let attachment: Attach;
+    const alone = await identifyGate(socketPath(this.client.socket)).alone();
     try {
       connection = new ControlConnection(
         this.client,
@@ -104,14 +117,18 @@ export class ControlServer {
           this.running = false;
         },
       );
+      this.connections.add(connection);
+      attachment = await connection.attach(TMUX_ANSWER_SECONDS * 1000);
     } catch {
       this.retryAt = Date.now() + RETRY_AFTER_MS;
       return null;
+    } finally {
+      alone();
     }
-    this.connections.add(connection);
-    let unanswered = false;
-    const flags = await connection.run(["display-message", "-p", "#{client_flags}"])
-      .catch((error) => {
+    let unanswered = attachment === "unanswered";
+    const flags = unanswered
+      ? null
+      : await connection.run(["display-message", "-p", "#{client_flags}"]).catch((error) => {
         unanswered = error instanceof TmuxNotAnswering;
         return null;
       });

@@ -4,6 +4,7 @@
 // MCP clients start servers without a locale, and a tmux client that does not believe in UTF-8
 // prints tabs and non-ASCII in `-F` output as `_`, which no parser can undo.
 import { concatBytes } from "../util/bytes.ts";
+import { identifyGate } from "./identify_gate.ts";
 
 export type SocketChoice = { kind: "default" } | { kind: "name"; name: string } | {
   kind: "path";
@@ -65,6 +66,20 @@ async function runTmuxRaw(
   signal?: AbortSignal,
 ): Promise<RawTmuxResult> {
   signal?.throwIfAborted();
+  const release = await identifyGate(socketPath(client.socket)).shared(signal);
+  try {
+    return await spawnClient(client, args, signal);
+  } finally {
+    release();
+  }
+}
+
+/** One spawned client through to its end, or killed and reaped (see runTmuxRaw). */
+async function spawnClient(
+  client: TmuxClient,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<RawTmuxResult> {
   const child = new Deno.Command(client.bin, {
     args: [...clientArgs(client.socket), ...args],
     env: tmuxEnvironment(),
