@@ -1,7 +1,9 @@
 // An in-process server for the general tools' tests, configured the way a person would (the
 // LIBTMUX_* environment as well as flags) and placed "inside tmux" by setting the caller's
 // $TMUX/$TMUX_PANE on its context, without touching this test process's own environment.
-// Every result is checked against the tool's output schema in the catalog, advertised or not.
+// Every result is checked against the tool's output schema in the catalog, advertised or not,
+// and, since the session lists the tools first, by the SDK client against the compact schema
+// tools/list advertises (lib/mcp/advertised.ts), as a client would.
 // A thin view on harness.ts, which builds the server and client and checks each result.
 import { CATALOG } from "../lib/server/catalog.ts";
 import type { RunningServer } from "../lib/server/server.ts";
@@ -34,6 +36,7 @@ export async function withGeneral(
 ): Promise<void> {
   const setup = { flags: options.flags, env: options.env, caller: options.caller ?? {} };
   await withConnectedServer(lab, setup, async ({ server, client }) => {
+    await client.listTools();
     const call: GeneralSession["call"] = (name, args = {}, callOptions = {}) =>
       callTool(client, name, args, {
         signal: callOptions.signal,

@@ -1,7 +1,8 @@
 // The sentences an agent reads when its arguments are refused: for inputs that break each kind
 // of rule, inputProblems names the field, the rule and the limit (and a hint where the schema
 // has one), never the value. The messages were recorded from the explainer before the move to
-// ajv; they hold that mapping ajv's errors keeps every word.
+// ajv; they hold that mapping ajv's errors keeps every word. The hints in parentheses are the
+// parameters' descriptions, and change with them.
 import assert from "node:assert/strict";
 import { CATALOG } from "../server/catalog.ts";
 import { inputProblems, isValid } from "./schemas.ts";
@@ -88,9 +89,9 @@ const MESSAGES: [tool: string, input: unknown, message: string][] = [
   [
     "capture_pane",
     { pane_id: "%1", start: "x", end: 10001, max_lines: 0 },
-    "`start` must be an integer (first line to capture: 0 is the top of the visible screen, " +
-    "negative numbers reach into history (-100 is 100 lines up); -1000000 to 10000; default: " +
-    "the top of the screen); `end` must be at most 10000; `max_lines` must be at least 1",
+    "`start` must be an integer (first line: 0 is the screen's top, negative is history " +
+    "(-100: 100 lines up), at most 10000; default: the top); `end` must be at most 10000; " +
+    "`max_lines` must be at least 1",
   ],
   [
     "capture_pane",
@@ -107,25 +108,22 @@ const MESSAGES: [tool: string, input: unknown, message: string][] = [
   [
     "capture_pane",
     { pane: "%1" },
-    "`pane_id` is required (exact pane id, e.g. %3 (list_panes gives them)); `pane` is not a " +
-    "parameter of this tool (allowed: pane_id, socket_name, start, end, max_lines)",
+    "`pane_id` is required (e.g. %3); `pane` is not a parameter of this tool (allowed: " +
+    "pane_id, socket_name, start, end, max_lines)",
   ],
   ["send_keys", { pane_id: "%1", keys: "" }, "`keys` must not be empty"],
   [
     "send_keys",
     { pane_id: "%1", keys: "x".repeat(16385), literal: "yes" },
-    "`keys` is over its limit of 16384 characters; `literal` must be true or false (true " +
-    "(default): type keys as text; false: keys is space-separated tmux key names such as C-c " +
-    "Enter Up)",
+    "`keys` is over its limit of 16384 characters; `literal` must be true or false (false: " +
+    "keys are tmux key names (default true: text))",
   ],
   [
     "send_keys",
     { pane_id: 1, keys: null, enter: 1 },
-    "`pane_id` must be a string (exact pane id, e.g. %3 (list_panes gives them)); `keys` must " +
-    "be a string (with literal true (the default): the text to type, as is, 1 to 16384 " +
-    "characters. With literal false: space-separated tmux key names such as C-c Enter Escape " +
-    "Up F1 or single characters; unknown names are refused); `enter` must be true or false " +
-    "(press Enter afterwards (default false))",
+    "`pane_id` must be a string (e.g. %3); `keys` must be a string (the text to type; with " +
+    "literal false, space-separated key names or single characters); `enter` must be true " +
+    "or false (press Enter afterwards (default false))",
   ],
   ["wait_for_text", { pane_id: "%1", patterns: [] }, "`patterns` must have at least 1 item"],
   [
@@ -137,9 +135,8 @@ const MESSAGES: [tool: string, input: unknown, message: string][] = [
   [
     "wait_for_text",
     { pane_id: "%1", patterns: "a", timeout: 0 },
-    "`patterns` must be an array (1 to 16 patterns, each 1 to 1024 characters; the wait ends " +
-    "when new output matches any of them. Each is tested against one line at a time (literal " +
-    "text, or a regex with regex: true)); `timeout` must be greater than 0",
+    "`patterns` must be an array (1 to 16; the wait ends when a line of new output matches " +
+    "one); `timeout` must be greater than 0",
   ],
   [
     "wait_for_text",
@@ -149,8 +146,8 @@ const MESSAGES: [tool: string, input: unknown, message: string][] = [
   [
     "resize_pane",
     { pane_id: "%1", width: 0, height: 1001, zoom: null },
-    "`width` must be at least 1; `height` must be at most 1000; `zoom` must be true or false " +
-    "(toggle the pane's zoom instead of resizing (default false); give width, height or zoom)",
+    "`width` must be at least 1; `height` must be at most 1000; `zoom` must be true or " +
+    "false (toggle zoom instead (default false); give width, height or zoom)",
   ],
   [
     "search_panes",
@@ -161,8 +158,8 @@ const MESSAGES: [tool: string, input: unknown, message: string][] = [
   [
     "search_panes",
     { pattern: "x", session_name: "a\u0001b", max_matches: 2.5 },
-    "`session_name` must not contain ':', '.' or control characters; `max_matches` must be an " +
-    "integer (stop after this many matching lines; 1 to 1000, default 100)",
+    "`session_name` must not contain ':', '.' or control characters; `max_matches` must be " +
+    "an integer (most lines returned, 1 to 1000, default 100)",
   ],
   [
     "set_environment",
@@ -172,11 +169,11 @@ const MESSAGES: [tool: string, input: unknown, message: string][] = [
   [
     "set_environment",
     { name: "A", value: 3, unset: "no", global: 0, session_id: "$x" },
-    "`value` must be a string (the value, at most 65536 characters; default: empty. Ignored " +
-    "with unset); `unset` must be true or false (remove the variable instead of setting it " +
-    "(default false)); `global` must be true or false (the global environment instead of one " +
-    "session's (default false: then give session_id or session_name)); `session_id` must look " +
-    "like $N (a session id, e.g. $1); to name a session by its name use session_name",
+    "`value` must be a string (default: empty; ignored with unset); `unset` must be true or " +
+    "false (remove the variable (default false)); `global` must be true or false (the " +
+    "global environment (default false: give session_id or session_name)); `session_id` " +
+    "must look like $N (a session id, e.g. $1); to name a session by its name use " +
+    "session_name",
   ],
   [
     "create_session",

@@ -68,13 +68,11 @@ const SEND_KEYS_INPUT = toolInput(["pane_id", "keys"], {
   keys: string({
     minLength: 1,
     maxLength: 16384,
-    description: "with literal true (the default): the text to type, as is, 1 to 16384 " +
-      "characters. With literal false: space-separated tmux key names such as C-c Enter Escape " +
-      "Up F1 or single characters; unknown names are refused",
+    description: "the text to type; with literal false, space-separated key names or single " +
+      "characters",
   }),
   literal: boolean({
-    description: "true (default): type keys as text; false: keys is space-separated tmux key " +
-      "names such as C-c Enter Up",
+    description: "false: keys are tmux key names (default true: text)",
   }),
   enter: boolean({ description: "press Enter afterwards (default false)" }),
   socket_name: SOCKET_NAME,
@@ -85,13 +83,10 @@ export const sendKeysTool = defineTool({
   title: "Send keys to a pane",
   toolset: "execute",
   description:
-    "Type into a pane (exact %N): text as is (literal, the default), or tmux key names such " +
-    "as C-c Enter Up M-Left F5 with literal: false (a word that is not a key name, such as " +
-    "Ctrl-C, is refused rather than typed); enter: true presses Enter after. Use it for " +
-    "TUIs, REPLs and prompts. For a shell command you wrote and want the exit status of, use " +
-    "run_command; for a large block of text use paste_text. It returns a cursor taken just " +
-    "before typing: pass it to wait_for_text (or capture_since) to see the effect without " +
-    "missing fast output; the echo of the typed text is not taken for output.",
+    "Type into a pane: text as is, or with literal: false tmux key names such as C-c Enter " +
+    "Up M-Left F5 (a word that is none, e.g. Ctrl-C, is refused); enter: true presses Enter " +
+    "after. For TUIs, REPLs and prompts; for a command's exit status use run_command, for a " +
+    "block of text paste_text. Returns a cursor for wait_for_text.",
   inputSchema: SEND_KEYS_INPUT,
   outputSchema: TYPED_OUTPUT,
   annotations: PROGRAM_INPUT,
@@ -124,12 +119,10 @@ const PASTE_TEXT_INPUT = toolInput(["pane_id", "text"], {
   text: string({
     minLength: 1,
     maxLength: 1048576,
-    description: "the text to paste, as is (newlines included), 1 to 1048576 characters; " +
-      "nothing presses Enter afterwards",
+    description: "the text, as is",
   }),
   bracketed: boolean({
-    description: "paste as bracketed paste when the program asked for it, so it is taken as one " +
-      "paste (default true)",
+    description: "bracketed paste if the program asked for it (default true)",
   }),
   socket_name: SOCKET_NAME,
 });
@@ -139,11 +132,9 @@ export const pasteTextTool = defineTool({
   title: "Paste text into a pane",
   toolset: "execute",
   description:
-    "Paste a block of text into a pane (exact %N) through a tmux buffer, as bracketed paste " +
-    "when the program asked for it, so editors and shells take it as one paste. Nothing " +
-    "presses Enter. It returns a cursor taken just before pasting, for wait_for_text or " +
-    "capture_since. For keystrokes use send_keys; for a command with its exit status use " +
-    "run_command.",
+    "Paste a block of text into a pane through a tmux buffer, bracketed when the program " +
+    "asked for it, so it is taken as one paste; nothing presses Enter. Returns a cursor for " +
+    "wait_for_text. For keystrokes use send_keys.",
   inputSchema: PASTE_TEXT_INPUT,
   outputSchema: TYPED_OUTPUT,
   annotations: PROGRAM_INPUT,
@@ -165,14 +156,12 @@ export const pasteTextTool = defineTool({
 const RESPAWN_PANE_INPUT = toolInput(["pane_id"], {
   pane_id: PANE_ID,
   kill: boolean({
-    description: "end the program still running in the pane first (default false; refused for " +
-      "the pane this server runs in)",
+    description: "end a program still running first (default false)",
   }),
   command: string({
     minLength: 1,
     maxLength: 16384,
-    description: "shell command to start instead of the pane's original one, at most 16384 " +
-      "characters; default: the original command",
+    description: "shell command to start; default: the original one",
   }),
   start_directory: START_DIRECTORY,
   socket_name: SOCKET_NAME,
@@ -183,10 +172,8 @@ export const respawnPaneTool = defineTool({
   title: "Restart a pane's program",
   toolset: "execute",
   description:
-    "Restart a pane (exact %N) whose program exited, with its original command or a new " +
-    "one; kill: true first ends a program that is still running (refused for the pane this " +
-    "server runs in). Cursors from capture_since then report lines_missed. To remove the pane " +
-    "use kill_pane.",
+    "Restart a pane's exited program, or a new command; kill: true first ends one still " +
+    "running (refused for this MCP server's own pane). To remove the pane use kill_pane.",
   inputSchema: RESPAWN_PANE_INPUT,
   outputSchema: DONE_OUTPUT,
   annotations: PROGRAM_INPUT,
@@ -214,17 +201,15 @@ const SET_ENVIRONMENT_INPUT = toolInput(["name"], {
   name: string({
     pattern: "^[A-Za-z_][A-Za-z0-9_]*$",
     maxLength: 256,
-    description: "variable name (letters, digits and '_', not starting with a digit), at most " +
-      "256 characters",
+    description: "the variable's name",
   }),
   value: string({
     maxLength: 65536,
-    description: "the value, at most 65536 characters; default: empty. Ignored with unset",
+    description: "default: empty; ignored with unset",
   }),
-  unset: boolean({ description: "remove the variable instead of setting it (default false)" }),
+  unset: boolean({ description: "remove the variable (default false)" }),
   global: boolean({
-    description: "the global environment instead of one session's (default false: then give " +
-      "session_id or session_name)",
+    description: "the global environment (default false: give session_id or session_name)",
   }),
   session_id: SESSION_ID,
   session_name: SESSION_NAME,
@@ -236,9 +221,8 @@ export const setEnvironmentTool = defineTool({
   title: "Set tmux environment variable",
   toolset: "execute",
   description:
-    "Set or unset a variable in a session's tmux environment (or the global one), which " +
-    "processes started later in that session inherit; running shells do not see it. To " +
-    "change a running shell's variables use run_command.",
+    "Set or unset a variable in a session's tmux environment or the global one: processes " +
+    "started later inherit it, running shells do not. For a running shell use run_command.",
   inputSchema: SET_ENVIRONMENT_INPUT,
   outputSchema: DONE_OUTPUT,
   annotations: { ...PROGRAM_INPUT, idempotentHint: true, destructiveHint: false },

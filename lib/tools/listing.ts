@@ -176,12 +176,9 @@ export const listServersTool = defineTool({
   title: "List tmux servers",
   toolset: "inspect",
   description:
-    "List your tmux servers: the sockets in tmux's directory for you ($TMUX_TMPDIR or /tmp, " +
-    "then tmux-UID), each alive (with its session count), stale (a socket file nobody listens " +
-    `on, left by a server that was killed), not_answering or unknown; bound marks the server ` +
-    `this MCP server uses. At most ${MAX_SERVERS} sockets, the bound one first; symbolic links ` +
-    "are not followed. Pass a socket_name to the other tools to reach that server. For the " +
-    "sessions and panes of one server use list_sessions and list_panes.",
+    `List your tmux servers' sockets (at most ${MAX_SERVERS}, the bound one first): alive ` +
+    "(with sessions), stale (left by a killed server), not_answering or unknown. Pass " +
+    "socket_name to other tools to reach one; for its sessions use list_sessions.",
   inputSchema: EMPTY_INPUT,
   outputSchema: LIST_SERVERS_OUTPUT,
   annotations: READ_ONLY,
@@ -216,9 +213,8 @@ export const listSessionsTool = defineTool({
   name: "list_sessions",
   title: "List sessions",
   toolset: "inspect",
-  description:
-    "List the sessions on a tmux server with their ids ($N). Use the ids as exact targets. " +
-    "For windows use list_windows; for panes (and which one is running this server) use list_panes.",
+  description: "List a tmux server's sessions ($N ids). For windows use list_windows; for panes, " +
+    "list_panes.",
   inputSchema: SOCKET_ONLY_INPUT,
   outputSchema: LIST_SESSIONS_OUTPUT,
   annotations: READ_ONLY,
@@ -286,8 +282,7 @@ export const listWindowsTool = defineTool({
   title: "List windows",
   toolset: "inspect",
   description:
-    "List windows (@N ids) of one session (session_id or exact session_name), or of every " +
-    "session when none is given. For the panes inside, use list_panes with window_id.",
+    "List the windows (@N ids) of one session, or of all. For their panes use list_panes.",
   inputSchema: LIST_WINDOWS_INPUT,
   outputSchema: LIST_WINDOWS_OUTPUT,
   annotations: READ_ONLY,
@@ -350,12 +345,10 @@ export const listPanesTool = defineTool({
   title: "List panes",
   toolset: "inspect",
   description:
-    "List panes (%N ids) with their session and window names, size, path and foreground " +
-    "process (foreground.command_line and argv, read from the kernel, never from the screen; " +
-    "at most 32 arguments and 1024 characters, truncated says so), in a window, a session, or " +
-    "on the whole server. Use it to find the pane running some program. is_caller marks the " +
-    "pane this MCP server runs in; enrolled marks panes tmux_run may use. For other tmux " +
-    "servers use list_servers; for one pane's details get_pane_info; for its text capture_pane.",
+    "List the panes (%N ids) of a window, a session or the server, with session and window " +
+    "names, size, path and foreground process (from the kernel): find the pane running a " +
+    "program. is_caller marks this MCP server's own pane; enrolled, those tmux_run may " +
+    "use. For text use capture_pane.",
   inputSchema: LIST_PANES_INPUT,
   outputSchema: LIST_PANES_OUTPUT,
   annotations: READ_ONLY,
@@ -385,8 +378,7 @@ const GET_PANE_INFO_INPUT = toolInput(["pane_id"], {
   socket_name: SOCKET_NAME,
   format: string({
     maxLength: 1024,
-    description: "a tmux format to expand for the pane, e.g. #{pane_width}; at most 1024 " +
-      "characters; #(…), E: and T: are refused; default: none",
+    description: "a tmux format to expand, e.g. #{pane_width}; #(…), E: and T: are refused",
   }),
 });
 
@@ -399,9 +391,8 @@ export const getPaneInfoTool = defineTool({
   title: "Pane details",
   toolset: "inspect",
   description:
-    "Details of one pane by exact id, optionally expanding a tmux format for it (formats that " +
-    "run commands, #(, are refused). To find pane ids use list_panes; for its text use " +
-    "capture_pane.",
+    "One pane's details, optionally with a tmux format expanded for it. To find panes use " +
+    "list_panes.",
   inputSchema: GET_PANE_INFO_INPUT,
   outputSchema: GET_PANE_INFO_OUTPUT,
   annotations: READ_ONLY,

@@ -56,26 +56,24 @@ const CREATE_SESSION_INPUT = toolInput([], {
     minLength: 1,
     maxLength: 128,
     pattern: "^[^:.\\u0000-\\u001f]+$",
-    description: "name for the new session, at most 128 characters, no ':', '.' or control " +
-      "characters; default: tmux picks a number",
+    description: "no ':' or '.'; default: a number",
   }),
   window_name: string({
     minLength: 1,
     maxLength: 128,
     pattern: "^[^\\u0000-\\u001f]+$",
-    description: "name of the first window, at most 128 characters; default: tmux names it " +
-      "after the running program",
+    description: "the first window's name; default: the program's",
   }),
   start_directory: START_DIRECTORY,
   width: integer({
     minimum: 10,
     maximum: 1000,
-    description: "window width in columns, 10 to 1000; default: tmux's default-size (80)",
+    description: "columns, 10 to 1000; default: tmux's default-size",
   }),
   height: integer({
     minimum: 5,
     maximum: 1000,
-    description: "window height in lines, 5 to 1000; default: tmux's default-size (24)",
+    description: "lines, 5 to 1000; default: tmux's default-size",
   }),
   socket_name: SOCKET_NAME,
 });
@@ -94,9 +92,8 @@ export const createSessionTool = defineTool({
   title: "Create session",
   toolset: "manage",
   description:
-    "Create a detached session running the default shell (starting the tmux server if needed), " +
-    "and return its session, window and pane ids. To add a window to an existing session use " +
-    "create_window; to run a command in the new pane use run_command.",
+    "Create a detached session running the default shell (starting tmux if needed); returns " +
+    "its session, window and pane ids. To add a window use create_window.",
   inputSchema: CREATE_SESSION_INPUT,
   outputSchema: CREATED_OUTPUT,
   annotations: CHANGES,
@@ -127,8 +124,7 @@ const CREATE_WINDOW_INPUT = toolInput([], {
     minLength: 1,
     maxLength: 128,
     pattern: "^[^\\u0000-\\u001f]+$",
-    description: "name of the new window, at most 128 characters; default: tmux names it after " +
-      "the running program",
+    description: "default: the program's name",
   }),
   start_directory: START_DIRECTORY,
   socket_name: SOCKET_NAME,
@@ -139,8 +135,8 @@ export const createWindowTool = defineTool({
   title: "Create window",
   toolset: "manage",
   description:
-    "Add a window running the default shell to a session (session_id or exact session_name), " +
-    "without switching to it. To divide an existing window use split_window.",
+    "Add a window running the default shell to a session, without switching to it. To divide " +
+    "a window use split_window.",
   inputSchema: CREATE_WINDOW_INPUT,
   outputSchema: CREATED_OUTPUT,
   annotations: CHANGES,
@@ -166,13 +162,12 @@ export const createWindowTool = defineTool({
 const SPLIT_WINDOW_INPUT = toolInput(["pane_id"], {
   pane_id: PANE_ID,
   direction: enumOf(["horizontal", "vertical"], {
-    description: "horizontal: side by side; vertical: one above the other (default vertical)",
+    description: "horizontal: side by side (default vertical)",
   }),
   size_percent: integer({
     minimum: 1,
     maximum: 99,
-    description: "size of the new pane as a percentage of the pane split, 1 to 99; default: " +
-      "half",
+    description: "the new pane's share, 1 to 99 percent; default: half",
   }),
   start_directory: START_DIRECTORY,
   socket_name: SOCKET_NAME,
@@ -183,8 +178,8 @@ export const splitWindowTool = defineTool({
   title: "Split pane",
   toolset: "manage",
   description:
-    "Split a pane (exact %N) into two; the new pane runs the default shell and its id is " +
-    "returned. horizontal puts them side by side. For a new window use create_window.",
+    "Split a pane in two; the new pane runs the default shell and its id is returned. For a " +
+    "new window use create_window.",
   inputSchema: SPLIT_WINDOW_INPUT,
   outputSchema: CREATED_OUTPUT,
   annotations: CHANGES,
@@ -215,8 +210,7 @@ const RENAME_SESSION_INPUT = toolInput(["new_name"], {
     minLength: 1,
     maxLength: 128,
     pattern: "^[^:.\\u0000-\\u001f]+$",
-    description: "the session's new name, 1 to 128 characters, no ':', '.' or control " +
-      "characters",
+    description: "no ':' or '.'",
   }),
   socket_name: SOCKET_NAME,
 });
@@ -225,9 +219,7 @@ export const renameSessionTool = defineTool({
   name: "rename_session",
   title: "Rename session",
   toolset: "manage",
-  description:
-    "Rename a session (session_id or exact session_name). For a window use rename_window; " +
-    "for a pane's title use set_pane_title.",
+  description: "Rename a session. For a window use rename_window.",
   inputSchema: RENAME_SESSION_INPUT,
   outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,
@@ -247,7 +239,7 @@ const RENAME_WINDOW_INPUT = toolInput(["window_id", "new_name"], {
     minLength: 1,
     maxLength: 128,
     pattern: "^[^\\u0000-\\u001f]+$",
-    description: "the window's new name, 1 to 128 characters, no control characters",
+    description: "the window's new name",
   }),
   socket_name: SOCKET_NAME,
 });
@@ -256,7 +248,7 @@ export const renameWindowTool = defineTool({
   name: "rename_window",
   title: "Rename window",
   toolset: "manage",
-  description: "Rename a window (exact @N). For a session use rename_session.",
+  description: "Rename a window. For a session use rename_session.",
   inputSchema: RENAME_WINDOW_INPUT,
   outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,
@@ -276,8 +268,8 @@ export const selectWindowTool = defineTool({
   title: "Select window",
   toolset: "manage",
   description:
-    "Make a window (exact @N) the current one in its session, for people watching. Tools never " +
-    "need this: they take exact ids. For a pane use select_pane.",
+    "Make a window current in its session, for people watching; tools never need it. For a " +
+    "pane use select_pane.",
   inputSchema: WINDOW_TARGET_INPUT,
   outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,
@@ -291,8 +283,8 @@ export const selectPaneTool = defineTool({
   title: "Select pane",
   toolset: "manage",
   description:
-    "Make a pane (exact %N) the active one in its window, for people watching. Tools never " +
-    "need this: they take exact ids. For a window use select_window.",
+    "Make a pane active in its window, for people watching; tools never need it. For a " +
+    "window use select_window.",
   inputSchema: PANE_TARGET_INPUT,
   outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,
@@ -306,16 +298,15 @@ const RESIZE_PANE_INPUT = toolInput(["pane_id"], {
   width: integer({
     minimum: 1,
     maximum: 1000,
-    description: "new width in columns, 1 to 1000; default: unchanged",
+    description: "columns, 1 to 1000; default: unchanged",
   }),
   height: integer({
     minimum: 1,
     maximum: 1000,
-    description: "new height in lines, 1 to 1000; default: unchanged",
+    description: "lines, 1 to 1000; default: unchanged",
   }),
   zoom: boolean({
-    description: "toggle the pane's zoom instead of resizing (default false); give width, " +
-      "height or zoom",
+    description: "toggle zoom instead (default false); give width, height or zoom",
   }),
   socket_name: SOCKET_NAME,
 });
@@ -324,9 +315,7 @@ export const resizePaneTool = defineTool({
   name: "resize_pane",
   title: "Resize or zoom pane",
   toolset: "manage",
-  description:
-    "Resize a pane (exact %N) to a width and/or height in cells, or toggle its zoom. To " +
-    "rearrange all panes of a window use select_layout.",
+  description: "Resize a pane or toggle its zoom. For all of a window's panes use select_layout.",
   inputSchema: RESIZE_PANE_INPUT,
   outputSchema: DONE_OUTPUT,
   annotations: CHANGES,
@@ -350,8 +339,7 @@ const SELECT_LAYOUT_INPUT = toolInput(["window_id", "layout"], {
   layout: enumOf(
     ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"],
     {
-      description: "one of tmux's preset layouts: even-horizontal, even-vertical, " +
-        "main-horizontal, main-vertical, tiled",
+      description: "tmux's preset layout",
     },
   ),
   socket_name: SOCKET_NAME,
@@ -361,9 +349,7 @@ export const selectLayoutTool = defineTool({
   name: "select_layout",
   title: "Apply window layout",
   toolset: "manage",
-  description:
-    "Arrange a window's panes (exact @N) in one of tmux's preset layouts. For one pane's size " +
-    "use resize_pane.",
+  description: "Arrange a window's panes in a preset layout. For one pane's size use resize_pane.",
   inputSchema: SELECT_LAYOUT_INPUT,
   outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,
@@ -382,7 +368,7 @@ const SET_PANE_TITLE_INPUT = toolInput(["pane_id", "title"], {
   title: string({
     maxLength: 256,
     pattern: "^[^\\u0000-\\u001f]*$",
-    description: "the pane's new title, at most 256 characters, no control characters",
+    description: "the pane's new title",
   }),
   socket_name: SOCKET_NAME,
 });
@@ -391,8 +377,8 @@ export const setPaneTitleTool = defineTool({
   name: "set_pane_title",
   title: "Set pane title",
   toolset: "manage",
-  description: "Set a pane's title (exact %N), e.g. to label what runs there; list_panes and " +
-    "get_pane_info report it. For window names use rename_window.",
+  description: "Set a pane's title, e.g. to label what runs there. For a window's name use " +
+    "rename_window.",
   inputSchema: SET_PANE_TITLE_INPUT,
   outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,

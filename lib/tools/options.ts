@@ -18,17 +18,16 @@ import {
 
 const SHOW_OPTIONS_INPUT = toolInput(["scope"], {
   scope: enumOf(["server", "session", "window", "pane"], {
-    description: "which options: server, session, window or pane (then give " +
-      "session_id/session_name, window_id or pane_id, or global: true)",
+    description: "then give session_id or session_name, window_id or pane_id, or global: " +
+      "true",
   }),
   global: boolean({
-    description: "the global value for the scope instead of one object's (default false)",
+    description: "the scope's global values (default false)",
   }),
   name: string({
     maxLength: 128,
     pattern: "^@?[A-Za-z0-9_-]+(\\[[0-9]+\\])?$",
-    description: "one option's name, e.g. history-limit or @my-option, at most 128 characters; " +
-      "default: every option of the scope",
+    description: "one option, e.g. history-limit or @my-option; default: all",
   }),
   session_id: SESSION_ID,
   session_name: SESSION_NAME,
@@ -49,8 +48,8 @@ export const showOptionsTool = defineTool({
   title: "Show tmux options",
   toolset: "inspect",
   description:
-    "Show tmux options for the server, a session, a window or a pane (or their global values), " +
-    "optionally one option by name. To see a pane's size or process use get_pane_info.",
+    "Show the tmux options of the server, a session, window or pane, or the global ones; or " +
+    "one by name. For a pane's size or process use get_pane_info.",
   inputSchema: SHOW_OPTIONS_INPUT,
   outputSchema: SHOW_OPTIONS_OUTPUT,
   annotations: READ_ONLY,

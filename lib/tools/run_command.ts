@@ -47,6 +47,7 @@ import {
   READ_ONLY,
   RESULT_CURSOR,
   SOCKET_NAME,
+  TIMEOUT,
   toolOutput,
 } from "./toolkit.ts";
 import { watchOutput } from "../tmux/output_watch.ts";
@@ -207,20 +208,11 @@ const RUN_COMMAND_INPUT = toolInput(["pane_id", "command"], {
     minLength: 1,
     maxLength: 65536,
     pattern: "^[^\\u0000]*$",
-    description: "the shell command line to run (several lines, heredocs and quotes are fine), " +
-      "1 to 65536 characters, no NUL. It runs in a subshell: exit N reports N; cd and export do " +
-      "not persist",
+    description: "the shell command line; several lines and heredocs are fine",
   }),
-  timeout: number({
-    exclusiveMinimum: 0,
-    description: "seconds to wait for the command, more than 0; default and maximum: the " +
-      "server's wait ceiling (30 unless LIBTMUX_MCP_WAIT_MAX_SECONDS sets 1 to 120). A longer " +
-      "request is clamped to the ceiling, not rejected; effective_timeout reports the value " +
-      "used",
-  }),
+  timeout: TIMEOUT,
   suppress_history: boolean({
-    description: "best effort: prefix a space so shells that ignore such lines keep it out of " +
-      "history (default true)",
+    description: "a leading space keeps it out of history, best effort (default true)",
   }),
   max_lines: MAX_LINES,
   socket_name: SOCKET_NAME,
@@ -256,24 +248,15 @@ type RunArgs = Static<typeof RUN_COMMAND_INPUT>;
 
 export const runCommandTool = defineTool({
   name: "run_command",
-  title: "Run a shell command and get its exit status",
+  title: "Run a shell command",
   toolset: "execute",
   description:
-    "Run a command you wrote in a pane whose foreground process is a POSIX shell (sh, bash, " +
-    "dash, zsh, ksh), wait for it, and get exit_status and the output it printed. It runs in " +
-    "a subshell: `exit N` reports N and the pane's shell survives, but `cd`, `export` and " +
-    "variables do not persist to the next call (chain them in one command). Refused, with " +
-    "nothing typed, when a program, REPL, editor or pager is in the foreground, when an " +
-    "earlier run_command in the pane has not finished, or when a person left text at the " +
-    "prompt. timeout is in seconds, default and maximum the server's wait ceiling (30 s " +
-    "unless configured): longer requests are clamped, and effective_timeout says what was " +
-    "used. On timeout, timed_out is true, exit_status is null, output holds what it printed " +
-    "so far and the command may still be running: wait_for_command with the returned " +
-    "command_id waits for it again. The cursor returned was taken before typing, for " +
-    "wait_for_text or capture_since. History suppression (a " +
-    "leading space) is on by default and best-effort. For keystrokes into a TUI or REPL use " +
-    "send_keys; for text produced by something else use wait_for_text; in a pane enrolled " +
-    "for tmux_run, prefer tmux_run.",
+    "Run a command you wrote in a pane at a POSIX shell prompt (sh, bash, dash, zsh, ksh), " +
+    "wait, and get exit_status and output. It runs in a subshell: exit N reports N; cd and " +
+    "export do not persist. Refused, nothing typed, when another program is in the " +
+    "foreground, an earlier run_command has not ended or text sits at the prompt. A longer " +
+    "timeout is clamped; on timeout the command may still run: wait_for_command waits again. " +
+    "For a TUI or REPL use send_keys; in an enrolled pane prefer tmux_run.",
   inputSchema: RUN_COMMAND_INPUT,
   outputSchema: RUN_COMMAND_OUTPUT,
   annotations: {
@@ -497,14 +480,9 @@ const WAIT_FOR_COMMAND_INPUT = toolInput(["pane_id", "command_id"], {
   pane_id: PANE_ID,
   command_id: string({
     pattern: "^[0-9a-f]{16}$",
-    description: "the command_id a run_command that timed out returned for this pane",
+    description: "what the run_command that timed out returned",
   }),
-  timeout: number({
-    exclusiveMinimum: 0,
-    description: "seconds to wait, more than 0; default and maximum: the server's wait ceiling " +
-      "(30 unless LIBTMUX_MCP_WAIT_MAX_SECONDS sets 1 to 120). A longer request is clamped to " +
-      "the ceiling, not rejected; effective_timeout reports the value used",
-  }),
+  timeout: TIMEOUT,
   max_lines: MAX_LINES,
   socket_name: SOCKET_NAME,
 });
@@ -522,15 +500,12 @@ function unknownCommand(paneId: string) {
 
 export const waitForCommandTool = defineTool({
   name: "wait_for_command",
-  title: "Wait again for a run_command that timed out",
+  title: "Wait for a timed-out command",
   toolset: "inspect",
   description:
-    "Wait for a run_command that timed out (by the command_id it returned) to end, and get " +
-    "its exit_status and output, as run_command would have. Timing out again is honest: " +
-    "timed_out true, exit_status null, output so far and the same command_id. For output " +
-    "some other program prints use wait_for_text. timeout is in seconds, default and maximum " +
-    "the server's wait ceiling (30 s unless configured): longer requests are clamped, and " +
-    "effective_timeout says what was used.",
+    "Wait again for a run_command that timed out, by its command_id, and get exit_status and " +
+    "output as run_command would. A longer timeout is clamped; timing out again returns the " +
+    "output so far and the same command_id. For other programs' output use wait_for_text.",
   inputSchema: WAIT_FOR_COMMAND_INPUT,
   outputSchema: RUN_COMMAND_OUTPUT,
   annotations: { ...READ_ONLY, idempotentHint: false },

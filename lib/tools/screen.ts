@@ -41,15 +41,13 @@ const CAPTURE_PANE_INPUT = toolInput(["pane_id"], {
   start: integer({
     minimum: -1000000,
     maximum: 10000,
-    description: "first line to capture: 0 is the top of the visible screen, negative numbers " +
-      "reach into history (-100 is 100 lines up); -1000000 to 10000; default: the top of the " +
-      "screen",
+    description: "first line: 0 is the screen's top, negative is history (-100: 100 lines " +
+      "up), at most 10000; default: the top",
   }),
   end: integer({
     minimum: -1000000,
     maximum: 10000,
-    description: "last line to capture, numbered like start, -1000000 to 10000; default: the " +
-      "bottom of the screen",
+    description: "last line, numbered like start, at most 10000; default: the bottom",
   }),
   max_lines: MAX_LINES,
 });
@@ -68,9 +66,8 @@ export const capturePaneTool = defineTool({
   title: "Capture pane text",
   toolset: "inspect",
   description:
-    "The text of one pane: the visible screen, or a line range (negative lines are history). " +
-    "Bounded, keeping the tail. To see only what is new since your last look use " +
-    "capture_since; to wait for some text to appear use wait_for_text.",
+    "One pane's text: the visible screen or a line range, keeping the tail. For only what is " +
+    "new use capture_since; to wait for text, wait_for_text.",
   inputSchema: CAPTURE_PANE_INPUT,
   outputSchema: CAPTURE_PANE_OUTPUT,
   annotations: READ_ONLY,
@@ -136,13 +133,9 @@ export const snapshotPaneTool = defineTool({
   name: "snapshot_pane",
   title: "Snapshot a pane's screen",
   toolset: "inspect",
-  description:
-    "One pane's screen as it is now, in one call: the visible lines (lines[i] is screen row " +
-    "i + truncated_lines), cursor_x and cursor_y, alternate_screen (true while a full-screen " +
-    "program such as less, vim or top draws), pane_mode (tmux's copy-mode and the like, null " +
-    "in none; lines are then the program's screen beneath it), width, height and the " +
-    "foreground command. Use it to read and drive full-screen programs. For plain text with " +
-    "history use capture_pane; for what is new since a look use capture_since.",
+  description: "One pane's screen now: lines (lines[i] is row i + truncated_lines), cursor, " +
+    "alternate_screen (a full-screen program draws), pane_mode (copy-mode and such), size " +
+    "and foreground command: to drive full-screen programs. For history use capture_pane.",
   inputSchema: PANE_TARGET_INPUT,
   outputSchema: SNAPSHOT_PANE_OUTPUT,
   annotations: READ_ONLY,
@@ -172,16 +165,14 @@ const SEARCH_PANES_INPUT = toolInput(["pattern"], {
   pattern: string({
     minLength: 1,
     maxLength: 1024,
-    description: "text to look for in each line of every pane's visible screen (and history " +
-      "with history: true), 1 to 1024 characters",
+    description: "text to find in a line (a regex with regex: true)",
   }),
   history: boolean({
-    description: "search each pane's history as well as its visible screen (default false: " +
-      "the visible screen only)",
+    description: "search history too (default false)",
   }),
   regex: boolean({
-    description: "treat pattern as a JavaScript regular expression tested on each line, in " +
-      "linear time: no lookahead or backreferences (default false: literal text)",
+    description: "pattern is a JavaScript regex, without lookahead or backreferences " +
+      "(default false: literal)",
   }),
   session_id: SESSION_ID,
   session_name: SESSION_NAME,
@@ -189,7 +180,7 @@ const SEARCH_PANES_INPUT = toolInput(["pattern"], {
   max_matches: integer({
     minimum: 1,
     maximum: 1000,
-    description: "stop after this many matching lines; 1 to 1000, default 100",
+    description: "most lines returned, 1 to 1000, default 100",
   }),
 });
 
@@ -212,10 +203,9 @@ export const searchPanesTool = defineTool({
   title: "Search pane text",
   toolset: "inspect",
   description:
-    "Find which panes show some text (the visible screen; history: true adds each pane's " +
-    "history), on the whole server or in one session, in one tmux round trip. Returns matching " +
-    "lines, numbered like capture_pane's start (0 is the top of the screen). To wait for text that has not appeared yet use " +
-    "wait_for_text; to read one pane use capture_pane.",
+    "Find which panes of the server or one session show some text (the visible screen, or " +
+    "history too), in one tmux round trip; lines are numbered like capture_pane's start. To " +
+    "wait for text not yet there use wait_for_text.",
   inputSchema: SEARCH_PANES_INPUT,
   outputSchema: SEARCH_PANES_OUTPUT,
   annotations: READ_ONLY,

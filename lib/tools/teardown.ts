@@ -44,9 +44,8 @@ export const killPaneTool = defineTool({
   title: "Remove pane",
   toolset: "teardown",
   description:
-    "Remove one pane (exact %N) and end its processes. Refused for the pane running this MCP " +
-    "server. To restart a pane's program in place use respawn_pane; to stop a command use " +
-    "send_keys with C-c.",
+    "Remove a pane and end its processes; refused for this MCP server's own. To restart its " +
+    "program use respawn_pane; to stop a command, send_keys C-c.",
   inputSchema: PANE_TARGET_INPUT,
   outputSchema: KILLED_OUTPUT,
   annotations: DESTRUCTIVE,
@@ -63,8 +62,8 @@ export const killWindowTool = defineTool({
   title: "Remove window",
   toolset: "teardown",
   description:
-    "Remove one window (exact @N) with all its panes. Refused for the window containing this " +
-    "MCP server. For a single pane use kill_pane.",
+    "Remove a window with its panes; refused for the one holding this MCP server. For one " +
+    "pane use kill_pane.",
   inputSchema: WINDOW_TARGET_INPUT,
   outputSchema: KILLED_OUTPUT,
   annotations: DESTRUCTIVE,
@@ -81,8 +80,8 @@ export const killSessionTool = defineTool({
   title: "Remove session",
   toolset: "teardown",
   description:
-    "Remove one session (session_id or exact session_name) with its windows. Refused for the " +
-    "session containing this MCP server. For one window use kill_window.",
+    "Remove a session with its windows; refused for the one holding this MCP server. For one " +
+    "window use kill_window.",
   inputSchema: SESSION_TARGET_INPUT,
   outputSchema: KILLED_OUTPUT,
   annotations: DESTRUCTIVE,
@@ -99,8 +98,8 @@ export const killServerTool = defineTool({
   title: "Stop tmux server",
   toolset: "teardown",
   description:
-    "Stop a whole tmux server and every session on it. Refused for the server this MCP server " +
-    "runs inside. To remove one session use kill_session.",
+    "Stop a tmux server and all its sessions; refused for the one this MCP server runs in. " +
+    "For one session use kill_session.",
   inputSchema: SOCKET_ONLY_INPUT,
   outputSchema: KILLED_OUTPUT,
   annotations: DESTRUCTIVE,
@@ -117,8 +116,8 @@ export const clearHistoryTool = defineTool({
   title: "Clear pane history",
   toolset: "teardown",
   description:
-    "Delete a pane's scrollback history (the visible screen stays). Cursors from capture_since " +
-    "will then report lines_missed. To read history first use capture_pane with a negative start.",
+    "Delete a pane's scrollback history (the screen stays). To read it first use capture_pane " +
+    "with a negative start.",
   inputSchema: PANE_TARGET_INPUT,
   outputSchema: DONE_OUTPUT,
   annotations: { ...DESTRUCTIVE, idempotentHint: true },

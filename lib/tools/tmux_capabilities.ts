@@ -153,17 +153,15 @@ const TMUX_CAPABILITIES_OUTPUT = toolOutput(
 
 export const tmuxCapabilitiesTool = defineTool({
   name: "tmux_capabilities",
-  title: "Server capabilities and tmux_run generation",
+  title: "Server capabilities",
   toolset: "inspect",
   alwaysLoad: true,
   description: "Describe this server: its generation (pass this top-level generation as " +
-    "target.generation to tmux_run; an enrolled pane's enrollment_generation is not it), the " +
-    "tmux version and pid, enabled tools, limits, which panes are enrolled for tmux_run, " +
-    "enroll_command (the exact line a person types in a zsh pane to lend it to this server: " +
-    "relay it, never type it yourself), and " +
-    "the last 16 tmux_run runs, newest first, with their outcomes: read a cancelled or " +
-    "timed-out run's result here. Call it first before tmux_run. To list every pane, use " +
-    "list_panes.",
+    "target.generation to tmux_run; an enrolled pane's enrollment_generation is not it), " +
+    "tmux version, enabled tools, limits, enrolled panes, enroll_command (the line a person " +
+    "types in a zsh pane to lend it: relay it, never type it yourself) and the last 16 " +
+    "tmux_run outcomes, where a cancelled or timed-out run's result is read. Call it before " +
+    "tmux_run; for all panes use list_panes.",
   inputSchema: NO_ARGUMENTS,
   outputSchema: TMUX_CAPABILITIES_OUTPUT,
   annotations: {

@@ -54,24 +54,18 @@ export const tmuxRunTool: ToolDefinition = {
   title: "Run a script in an enrolled zsh pane",
   toolset: null,
   description:
-    "Run an authored POSIX sh script inside a zsh pane that a person enrolled for this server, " +
-    "and get its native exit status or signal and separate stdout/stderr, with a receipt. " +
-    'Parameters: target is {kind: "pane", id: the enrolled pane\'s %N, generation}, and ' +
-    "target.generation is the top-level generation from tmux_capabilities (not " +
-    "enrollment_generation); script is run " +
-    "as /bin/sh -c, at most 65536 UTF-8 bytes, no NUL; stdout_limit and stderr_limit are bytes " +
-    "kept per stream (default 65536, max 262144): output over a limit fails the run " +
-    "(capacity) with no output, so raise the limit or write to a file and read its tail. The " +
-    "run deadline covers waiting for the prompt and the script: limits.run_deadline_seconds " +
-    "in tmux_capabilities (30 s by default), or run_deadline_with_progress_seconds (10 " +
-    "minutes) for a call with a progress token or made as a task, with progress every second " +
-    "(elapsed seconds, output bytes so far). Background jobs must redirect their output " +
-    "(>file 2>&1): one that keeps stdout or stderr open past the script's exit fails the " +
-    "run (deadline) without its output. It runs only while the " +
-    "pane's prompt is idle and empty, never types into the terminal, closes stdin, and " +
-    "inherits the shell's cwd and exported environment; changes (cd, export) do not persist. " +
-    "For a pane that is not enrolled use run_command; for keystrokes into a program use " +
-    "send_keys.",
+    "Run an authored POSIX sh script in a zsh pane a person enrolled; get its exit status " +
+    "or signal, separate stdout and stderr, and a receipt. target is " +
+    '{kind: "pane", id: %N, generation}: target.generation is the top-level generation from ' +
+    "tmux_capabilities (not enrollment_generation). script runs as /bin/sh -c, at most 65536 " +
+    "UTF-8 bytes, no NUL. stdout_limit and stderr_limit are bytes kept per stream (default " +
+    "65536, max 262144): output over a limit fails the run (capacity) with no output, so " +
+    "raise it or write to a file. The run deadline (limits.run_deadline_seconds, 30 s; with a progress token " +
+    "or as a task, run_deadline_with_progress_seconds, 10 minutes) covers waiting for the " +
+    "prompt and the script. Background jobs must redirect their output (>file 2>&1) or the " +
+    "run fails. It runs only at an idle, empty prompt, never types, closes stdin, inherits " +
+    "the shell's cwd and exported environment; cd and export do not persist. For a pane not " +
+    "enrolled use run_command.",
   inputSchema: schemas.tmuxRunInput,
   fieldHints: TMUX_RUN_FIELD_HINTS,
   contract: true,

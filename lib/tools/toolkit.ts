@@ -11,6 +11,7 @@ import {
   enumOf,
   integer,
   type JsonSchema,
+  number,
   object,
   oneOf,
   type Schema,
@@ -60,53 +61,58 @@ export function typedHandler<T>(
 
 // Parameters: how a call names a tmux server and the objects on it.
 
-// Described in full once, in the server's instructions (lib/server/server.ts), since nearly
-// every tool takes it: tools/list repeats a parameter's text for each tool.
+// socket_name, the ids and cursors are described in full once, in the server's instructions
+// (lib/server/server.ts), since most tools take them: tools/list repeats a parameter's text for
+// each tool, so here each keeps a few words.
 export const SOCKET_NAME = string({
   minLength: 1,
   maxLength: 100,
   pattern: "^[A-Za-z0-9._-]+$",
-  description: "another tmux server's socket name (tmux -L), this call only",
+  description: "tmux -L name of another server",
 });
 
 export const PANE_ID = string({
   pattern: "^%[0-9]+$",
   maxLength: 32,
-  description: "exact pane id, e.g. %3 (list_panes gives them)",
+  description: "e.g. %3",
 });
 
 export const WINDOW_ID = string({
   pattern: "^@[0-9]+$",
   maxLength: 32,
-  description: "exact window id, e.g. @2 (list_windows gives them)",
+  description: "e.g. @2",
 });
 
 export const SESSION_ID = string({
   pattern: "^\\$[0-9]+$",
   maxLength: 32,
-  description:
-    "exact session id, e.g. $1 (list_sessions gives them); give this or session_name, not both",
+  description: "e.g. $1",
 });
 
 export const SESSION_NAME = string({
   minLength: 1,
   maxLength: 128,
   pattern: "^[^:.\\u0000-\\u001f]+$",
-  description: "exact session name, matched exactly, never as a prefix; at most 128 " +
-    "characters, no ':', '.' or control characters; give this or session_id, not both",
+  description: "exact, never a prefix",
 });
 
 export const START_DIRECTORY = string({
   minLength: 1,
   maxLength: 4096,
-  description: "working directory for the new shell, an absolute path (at most 4096 " +
-    "characters); default: tmux's choice (the session's directory)",
+  description: "absolute path; default: the session's",
 });
 
 export const MAX_LINES = integer({
   minimum: 1,
   maximum: 10000,
-  description: "keep at most this many lines, the last ones; 1 to 10000, default 1000",
+  description: "keep the last lines, 1 to 10000, default 1000",
+});
+
+/** A wait's timeout: never refused for being long, clamped to the server's wait ceiling. */
+export const TIMEOUT = number({
+  exclusiveMinimum: 0,
+  description: "seconds; default: the wait ceiling (30 unless configured); clamped to the " +
+    "ceiling, not rejected",
 });
 
 export const EMPTY_INPUT = toolInput([], {});
@@ -276,8 +282,7 @@ export function containsCallerRefusal(
 export const CURSOR = string({
   minLength: 1,
   maxLength: 64,
-  description: "a cursor for this pane from capture_since, wait_for_text, send_keys, " +
-    "paste_text or run_command: only what arrived after it counts. Omit it to start from now",
+  description: "only output after it counts; default: now",
 });
 
 /** A cursor in a result. */

@@ -42,6 +42,7 @@ import {
   READ_ONLY,
   RESULT_CURSOR,
   SOCKET_NAME,
+  TIMEOUT,
   toolOutput,
   UNSUPPORTED_PATTERN,
 } from "./toolkit.ts";
@@ -87,13 +88,9 @@ export const captureSinceTool = defineTool({
   title: "New pane output since a cursor",
   toolset: "inspect",
   description:
-    "Watch a pane across calls: without a cursor it returns the screen and a cursor; with the " +
-    "cursor it returns only lines that arrived since, and lines_missed when history was " +
-    "trimmed or cleared or the pane respawned. Across a full-screen program (less, vim, top: " +
-    "the alternate screen) it returns the current screen with redraw: true instead. Cursors " +
-    "are short handles the server keeps for a while; an expired one is refused, never read " +
-    "as a fresh start. To block until some text appears use wait_for_text; for a one-off " +
-    "look use capture_pane.",
+    "Watch a pane across calls: without a cursor, the screen and a cursor; with one, the " +
+    "lines since (lines_missed if history was trimmed; after a full-screen program, the " +
+    "screen with redraw: true). To block until text appears use wait_for_text.",
   inputSchema: CAPTURE_SINCE_INPUT,
   outputSchema: CAPTURE_SINCE_OUTPUT,
   annotations: { ...READ_ONLY, idempotentHint: false },
@@ -165,31 +162,22 @@ const WAIT_FOR_TEXT_INPUT = toolInput(["pane_id", "patterns"], {
     minItems: 1,
     maxItems: 16,
     items: string({ minLength: 1, maxLength: 1024 }),
-    description: "1 to 16 patterns, each 1 to 1024 characters; the wait ends when new output " +
-      "matches any of them. Each is tested against one line at a time (literal text, or a regex " +
-      "with regex: true)",
+    description: "1 to 16; the wait ends when a line of new output matches one",
   }),
   regex: boolean({
-    description: "treat patterns and stop as JavaScript regular expressions, tested line by " +
-      "line so ^ and $ anchor lines, in linear time: no lookahead or backreferences (default " +
-      "false: literal text)",
+    description: "JavaScript regexes, ^ and $ anchoring a line, no lookahead or " +
+      "backreferences (default false: literal)",
   }),
   ignore_case: boolean({
-    description: "match patterns and stop without regard to letter case (default false)",
+    description: "ignore letter case (default false)",
   }),
   stop: array({
     minItems: 0,
     maxItems: 16,
     items: string({ minLength: 1, maxLength: 1024 }),
-    description: "0 to 16 patterns (same form as patterns) that end the wait with outcome " +
-      "stopped when one appears first; default none",
+    description: "patterns that end the wait with outcome stopped; default none",
   }),
-  timeout: number({
-    exclusiveMinimum: 0,
-    description: "seconds to wait, more than 0; default and maximum: the server's wait ceiling " +
-      "(30 unless LIBTMUX_MCP_WAIT_MAX_SECONDS sets 1 to 120). A longer request is clamped to " +
-      "the ceiling, not rejected; effective_timeout reports the value used",
-  }),
+  timeout: TIMEOUT,
   cursor: CURSOR,
   max_lines: MAX_LINES,
 });
@@ -227,19 +215,10 @@ export const waitForTextTool = defineTool({
   title: "Wait for text in a pane",
   toolset: "inspect",
   description:
-    "Wait until NEW output in a pane matches one of the patterns, ignoring what was on screen " +
-    "when the wait began, or before the given cursor. Act, then wait: pass the cursor that " +
-    "send_keys, paste_text or run_command returned (taken before they typed), so fast output " +
-    "is not missed, and the echo of what they typed never counts as output. On a match it " +
-    "returns the matched line and text_since_cursor, the output between; a REPL turn is " +
-    "send_keys (enter: true) then wait_for_text for the prompt with its cursor. Patterns are " +
-    "tested one line at a time: literal text by default, JavaScript regexes with regex: true " +
-    "(^ and $ anchor the line), any letter case with ignore_case: true. Optional stop " +
-    "patterns end the wait early. Reports outcome matched, stopped, timeout or pane_dead; on " +
-    "timeout last_lines shows the end of the screen. timeout is in seconds, default and " +
-    "maximum the server's wait ceiling (30 s unless configured): longer requests are " +
-    "clamped, and effective_timeout says what was used. For a command you author and want " +
-    "the exit status of, use run_command instead.",
+    "Wait until NEW output in a pane (after the cursor, or the call's start) matches a " +
+    "pattern; pass the cursor send_keys, paste_text or run_command returned. Returns the " +
+    "outcome, matched line and text_since_cursor; on timeout, last_lines. A longer timeout " +
+    "is clamped. For a command's exit status use run_command.",
   inputSchema: WAIT_FOR_TEXT_INPUT,
   outputSchema: WAIT_FOR_TEXT_OUTPUT,
   annotations: { ...READ_ONLY, idempotentHint: false },
