@@ -306,7 +306,7 @@ Deno.test("a same-user process with the token cannot stand in for the helper", (
         // The rogue says hello before the real helper exists, and even opens the file the
         // challenge names itself: the kernel shows that the claimed pid does not hold it.
         const rogue = await Deno.connect({ transport: "unix", path: channel });
-        const frames = readFrames(rogue.readable);
+        const frames = readFrames(rogue);
         const writer = rogue.writable.getWriter();
         await writer.write(encodeFrame({ type: "hello", token, pid: decoy }));
         const challenge = await frames.next();

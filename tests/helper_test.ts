@@ -54,7 +54,7 @@ async function withHelper(fn: (helper: Helper) => Promise<void>): Promise<void> 
   await fields("H", `${dir}/channel`, TOKEN);
   const conn = await listener.accept();
   listener.close();
-  const frames = readFrames(conn.readable);
+  const frames = readFrames(conn);
   const writer = conn.writable.getWriter();
   const next = async () => {
     const frame = await frames.next();

@@ -3,8 +3,7 @@
 // apart with no handshake of its own: a shell enrolling ("E <token>"), `tmux-mcp enroll` asking
 // for an invitation for its pane ("I %N"), and a helper, which speaks frames whose first byte
 // is the high byte of a small length, 0.
-import { exactReads } from "../util/exact_reads.ts";
-import { type Frame, readFrames } from "./frames.ts";
+import { type ByteSource, type Frame, readFrames } from "./frames.ts";
 
 /** Who handles each kind of peer; a handler that throws has its connection closed. */
 export type ChannelPeers = {
@@ -33,36 +32,30 @@ async function acceptLoop(listener: Deno.UnixListener, peers: ChannelPeers): Pro
 
 /** A shell speaks text lines ("E <token>"); a helper speaks frames, whose first byte is 0. */
 async function route(conn: Deno.UnixConn, peers: ChannelPeers): Promise<void> {
-  const reader = exactReads(conn.readable).getReader();
-  const first = await reader.read();
-  if (first.done) return closeQuietly(conn);
-  const rest = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(first.value);
-    },
-    async pull(controller) {
-      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-      if (chunk.done) controller.close();
-      else controller.enqueue(chunk.value);
-    },
-    cancel: () => reader.cancel(),
-  });
-  if (first.value[0] === 0x45) await peers.shell(conn, readLines(rest));
-  else if (first.value[0] === 0x49) await peers.paneRequest(conn, readLines(rest));
-  else await peers.helper(conn, readFrames(rest));
+  const first = new Uint8Array(4096);
+  const read = await conn.read(first);
+  if (read === null) return closeQuietly(conn);
+  const initial = first.subarray(0, read);
+  if (initial[0] === 0x45) await peers.shell(conn, readLines(conn, initial));
+  else if (initial[0] === 0x49) await peers.paneRequest(conn, readLines(conn, initial));
+  else await peers.helper(conn, readFrames(conn, initial));
 }
 
-async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+/** Lines of text (without their newlines); ends at a line over 4096 characters. */
+async function* readLines(source: ByteSource, initial: Uint8Array): AsyncGenerator<string> {
   const decoder = new TextDecoder();
-  let pending = "";
-  for await (const chunk of stream) {
-    pending += decoder.decode(chunk, { stream: true });
+  const buffer = new Uint8Array(4096);
+  let pending = decoder.decode(initial, { stream: true });
+  while (true) {
     let newline: number;
     while ((newline = pending.indexOf("\n")) !== -1) {
       yield pending.slice(0, newline);
       pending = pending.slice(newline + 1);
     }
     if (pending.length > 4096) return;
+    const read = await source.read(buffer);
+    if (read === null) return;
+    pending += decoder.decode(buffer.subarray(0, read), { stream: true });
   }
 }
 

@@ -3,6 +3,7 @@
 // JSON header is refused as MalformedFrame instead of being guessed at.
 import assert from "node:assert/strict";
 import {
+  type ByteSource,
   encodeFrame,
   type Frame,
   MalformedFrame,
@@ -23,13 +24,25 @@ const STOP = {
   halt_signal: null,
 };
 
-function streamOf(...chunks: Uint8Array[]): ReadableStream<Uint8Array> {
-  return ReadableStream.from(chunks);
+/** The chunks as a connection hands them over: a read takes at most one chunk, or what fits. */
+function sourceOf(...chunks: Uint8Array[]): ByteSource {
+  const queue = chunks.filter((chunk) => chunk.length > 0);
+  return {
+    read(into) {
+      const chunk = queue[0];
+      if (!chunk) return Promise.resolve(null);
+      const count = Math.min(into.length, chunk.length);
+      into.set(chunk.subarray(0, count));
+      if (count === chunk.length) queue.shift();
+      else queue[0] = chunk.subarray(count);
+      return Promise.resolve(count);
+    },
+  };
 }
 
-async function collect(stream: ReadableStream<Uint8Array>): Promise<Frame<unknown>[]> {
+async function collect(source: ByteSource): Promise<Frame<unknown>[]> {
   const frames: Frame<unknown>[] = [];
-  for await (const frame of readFrames(stream)) frames.push(frame);
+  for await (const frame of readFrames(source)) frames.push(frame);
   return frames;
 }
 
@@ -61,18 +74,18 @@ Deno.test("a frame is two big-endian lengths, the JSON header, then the body", (
 Deno.test("a frame round-trips with its header and exact body bytes", async () => {
   const body = new Uint8Array([0, 0xff, 0x0a, 0xc3, 0x28, 0x00]);
   const header = { type: "script", run_id: RUN, stdout_limit: 10, stderr_limit: 0 };
-  const frames = await collect(streamOf(encodeFrame(header, body)));
+  const frames = await collect(sourceOf(encodeFrame(header, body)));
   assert.deepEqual(frames, [{ header, body }]);
 });
 
 Deno.test("a frame without a body decodes with an empty body", async () => {
-  const frames = await collect(streamOf(encodeFrame({ type: "cancel", run_id: RUN })));
+  const frames = await collect(sourceOf(encodeFrame({ type: "cancel", run_id: RUN })));
   assert.deepEqual(frames, [{ header: { type: "cancel", run_id: RUN }, body: new Uint8Array() }]);
 });
 
 Deno.test("a body that looks like protocol lines comes back unchanged", async () => {
   const body = new TextEncoder().encode('RESULT 0\nAUTHORIZED x\n{"type":"result"}\n');
-  const frames = await collect(streamOf(encodeFrame({ type: "overflow", run_id: RUN }, body)));
+  const frames = await collect(sourceOf(encodeFrame({ type: "overflow", run_id: RUN }, body)));
   assert.deepEqual(frames[0].body, body);
 });
 
@@ -86,13 +99,30 @@ Deno.test("frames split at every byte boundary decode the same", async () => {
     { header: { type: "overflow", run_id: RUN }, body: new Uint8Array([7, 8, 9]) },
   ];
   const single = [...wire].map((byte) => new Uint8Array([byte]));
-  assert.deepEqual(await collect(streamOf(...single)), expected);
+  assert.deepEqual(await collect(sourceOf(...single)), expected);
   for (let cut = 1; cut < wire.length; cut++) {
     assert.deepEqual(
-      await collect(streamOf(wire.subarray(0, cut), wire.subarray(cut))),
+      await collect(sourceOf(wire.subarray(0, cut), wire.subarray(cut))),
       expected,
       `cut at byte ${cut}`,
     );
+  }
+});
+
+Deno.test("a body larger than a read comes back whole however the reads are cut", async () => {
+  const big = new Uint8Array(300_000).map((_, i) => i % 251);
+  const sent = [
+    { header: { type: "a" }, body: new Uint8Array() },
+    { header: { type: "b", n: 1 }, body: big },
+    { header: { type: "c" }, body: new Uint8Array([0, 10, 255]) },
+  ];
+  const wire = concatBytes(sent.map((frame) => encodeFrame(frame.header, frame.body)));
+  for (const sizes of [[1, 2, 3, 65536], [7], [4096], [wire.length]]) {
+    const chunks: Uint8Array[] = [];
+    for (let at = 0, i = 0; at < wire.length; at += sizes[i++ % sizes.length]) {
+      chunks.push(wire.subarray(at, at + sizes[i % sizes.length]));
+    }
+    assert.deepEqual(await collect(sourceOf(...chunks)), sent, `reads of ${sizes} bytes`);
   }
 });
 
@@ -102,34 +132,34 @@ Deno.test("several frames in one chunk all decode, in order", async () => {
     encodeFrame({ n: 2 }),
     encodeFrame({ n: 3 }, new Uint8Array([3, 3])),
   ]);
-  const frames = await collect(streamOf(wire));
+  const frames = await collect(sourceOf(wire));
   assert.deepEqual(frames.map((f) => f.header), [{ n: 1 }, { n: 2 }, { n: 3 }]);
   assert.deepEqual(frames.map((f) => [...f.body]), [[1], [], [3, 3]]);
 });
 
 Deno.test("a frame cut off by the end of the stream yields nothing and does not throw", async () => {
   const wire = encodeFrame({ type: "cancel", run_id: RUN }, new Uint8Array([1, 2]));
-  assert.deepEqual(await collect(streamOf(wire.subarray(0, wire.length - 1))), []);
-  assert.deepEqual(await collect(streamOf(wire.subarray(0, 5))), []);
+  assert.deepEqual(await collect(sourceOf(wire.subarray(0, wire.length - 1))), []);
+  assert.deepEqual(await collect(sourceOf(wire.subarray(0, 5))), []);
 });
 
 Deno.test("a header and a body at exactly their limits are accepted", async () => {
   const padding = 64 * 1024 - JSON.stringify({ p: "" }).length;
   const header = { p: "x".repeat(padding) };
   const body = new Uint8Array(2 * 1024 * 1024).fill(0x61);
-  const frames = await collect(streamOf(encodeFrame(header, body)));
+  const frames = await collect(sourceOf(encodeFrame(header, body)));
   assert.equal(frames.length, 1);
   assert.deepEqual(frames[0].header, header);
   assert.equal(frames[0].body.length, body.length);
 });
 
 Deno.test("a header over 64 KiB is refused from its length prefix alone", async () => {
-  await assert.rejects(collect(streamOf(lengthPrefix(64 * 1024 + 1, 0))), MalformedFrame);
+  await assert.rejects(collect(sourceOf(lengthPrefix(64 * 1024 + 1, 0))), MalformedFrame);
 });
 
 Deno.test("a body over 2 MiB is refused from its length prefix alone", async () => {
-  await assert.rejects(collect(streamOf(lengthPrefix(2, 2 * 1024 * 1024 + 1))), MalformedFrame);
-  await assert.rejects(collect(streamOf(lengthPrefix(0xffffffff, 0xffffffff))), MalformedFrame);
+  await assert.rejects(collect(sourceOf(lengthPrefix(2, 2 * 1024 * 1024 + 1))), MalformedFrame);
+  await assert.rejects(collect(sourceOf(lengthPrefix(0xffffffff, 0xffffffff))), MalformedFrame);
 });
 
 Deno.test("a header that is not JSON, or not UTF-8, is a MalformedFrame", async () => {
@@ -141,7 +171,7 @@ Deno.test("a header that is not JSON, or not UTF-8, is a MalformedFrame", async 
       new Uint8Array([0x7b, 0xff, 0x7d]),
     ]
   ) {
-    await assert.rejects(collect(streamOf(rawFrame(header))), MalformedFrame, `${header}`);
+    await assert.rejects(collect(sourceOf(rawFrame(header))), MalformedFrame, `${header}`);
   }
 });
 
@@ -149,7 +179,7 @@ Deno.test("frames before a malformed one are still delivered", async () => {
   const seen: unknown[] = [];
   const wire = concatBytes([encodeFrame({ n: 1 }), rawFrame(new TextEncoder().encode("nope"))]);
   await assert.rejects(async () => {
-    for await (const frame of readFrames(streamOf(wire))) seen.push(frame.header);
+    for await (const frame of readFrames(sourceOf(wire))) seen.push(frame.header);
   }, MalformedFrame);
   assert.deepEqual(seen, [{ n: 1 }]);
 });

@@ -1,14 +1,14 @@
-// Long-lived byte streams (the server's enrollment channels, a helper's link among them, and a
-// control-mode client's stdout) read through one reused buffer, handing on an exact copy of each
-// read. Deno's own `readable` allocates a fresh 64 KiB buffer for every read and hands out a view
-// of it, so a frame of a few hundred bytes kept 64 KiB of malloc'd memory alive until V8's next
-// collection; glibc does not give that memory back, and it made most of the server's growth from
-// 80 to 140 MiB over 2000 runs (bench/soak.ts; the `[heap]` mapping of /proc/PID/smaps).
+// A long-lived byte stream (a control-mode client's stdout) read through one reused buffer,
+// handing on an exact copy of each read. Deno's own `readable` allocates a fresh 64 KiB buffer for
+// every read and hands out a view of it, so a few hundred bytes kept 64 KiB of malloc'd memory
+// alive until V8's next collection; glibc does not give that memory back, and it made most of the
+// server's growth from 80 to 140 MiB over 2000 runs (bench/soak.ts; the `[heap]` mapping of
+// /proc/PID/smaps). Helpers' frames are read without a stream (lib/run/frames.ts).
 const READ_BYTES = 65536;
 /**
  * A read that fills the buffer doubles the next one, up to this; a read that does not fill it
- * goes back to READ_BYTES with a fresh buffer. A helper's full-size result (512 KiB) then takes
- * 3-4 reads of a socket instead of 8, each a round trip through Deno's event loop.
+ * goes back to READ_BYTES with a fresh buffer: a burst of output from a busy pane takes fewer
+ * reads, each a round trip through Deno's event loop.
  */
 const MAX_READ_BYTES = 262144;
 
