@@ -16,32 +16,81 @@ export type ErrorBody = {
 export type ToolPayload = { ok: true; data: unknown } | { ok: false; error: ErrorBody };
 
 /**
- * The payloads made into results below, with their JSON, by the object inside them (`data` or
- * `error`): the SDK checks a tools/call result against the era's wire schema and passes on what
- * its parse returns, which keeps the payload itself on 2026-07-28 (structuredContent is unknown
- * there) but copies it on 2025-11-25 (a record): the value inside is kept either way.
+ * The payloads made into results below, with their JSON in pieces, by the object inside them
+ * (`data` or `error`): the SDK checks a tools/call result against the era's wire schema and
+ * passes on what its parse returns, which keeps the payload itself on 2026-07-28
+ * (structuredContent is unknown there) but copies it on 2025-11-25 (a record): the value inside
+ * is kept either way.
  */
-const madeHere = new WeakMap<object, { payload: ToolPayload; json: string }>();
+const madeHere = new WeakMap<object, { payload: ToolPayload; text: string; pieces: string[] }>();
+
+/**
+ * A string longer than this goes into a payload's JSON as pieces of at most this many code
+ * units, each escaped on its own, and the JSON text is those pieces joined without a copy (a
+ * rope V8 flattens only if something reads it as a whole): a full-size tmux_run payload's JSON
+ * (530 KB) was otherwise one more large object, and on this project's VMs every fresh page of
+ * one costs a fault of about 17 µs (README, Benchmark).
+ */
+const PIECE = 32768;
+
+/** Stands for a long string in the payload's JSON until its pieces go in: random, so unique. */
+const LONG_MARK = `tmux-mcp long ${crypto.randomUUID()} `;
 
 export function toCallToolResult(payload: ToolPayload): CallToolResult {
-  const text = JSON.stringify(payload);
+  const pieces = jsonPieces(payload);
+  let text = "";
+  for (const piece of pieces) text += piece;
   const result: CallToolResult = {
     content: [{ type: "text", text }],
     structuredContent: payload,
     isError: !payload.ok,
   };
   const inner = payload.ok ? payload.data : payload.error;
-  if (typeof inner === "object" && inner !== null) madeHere.set(inner, { payload, json: text });
+  if (typeof inner === "object" && inner !== null) madeHere.set(inner, { payload, text, pieces });
   return result;
 }
 
 /**
- * The JSON of a result's structuredContent when its one text content is exactly that JSON, as
- * toCallToolResult made it (so a writer can serialize the payload once, not twice); null when
- * that is not known. The structuredContent is the payload made here or a copy of it holding the
- * same values under the same keys in the same order, and the text is the one made with it.
+ * `JSON.stringify(value)` as pieces: JSON.stringify writes everything but strings longer than
+ * PIECE, which go in as escaped pieces of at most PIECE code units, never between the two
+ * halves of a surrogate pair (a writer would encode each half as a replacement character).
  */
-export function payloadJsonOf(result: unknown): string | null {
+export function jsonPieces(value: unknown): string[] {
+  const long: string[] = [];
+  const skeleton = JSON.stringify(
+    value,
+    (_key, item) =>
+      typeof item === "string" && item.length > PIECE ? `${LONG_MARK}${long.push(item) - 1}` : item,
+  );
+  if (long.length === 0) return [skeleton];
+  const pieces: string[] = [];
+  let from = 0;
+  for (const [index, text] of long.entries()) {
+    const mark = `"${LONG_MARK}${index}"`;
+    const at = skeleton.indexOf(mark, from);
+    pieces.push(skeleton.slice(from, at), '"');
+    for (let start = 0; start < text.length;) {
+      let end = Math.min(text.length, start + PIECE);
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+      pieces.push(JSON.stringify(text.slice(start, end)).slice(1, -1));
+      start = end;
+    }
+    pieces.push('"');
+    from = at + mark.length;
+  }
+  pieces.push(skeleton.slice(from));
+  return pieces;
+}
+
+/**
+ * The JSON of a result's structuredContent, in pieces, when its one text content is exactly that
+ * JSON, as toCallToolResult made it (so a writer can serialize the payload once, not twice, and
+ * never as one string); null when that is not known. The structuredContent is the payload made
+ * here or a copy of it holding the same values under the same keys in the same order, and the
+ * text is the one made with it.
+ */
+export function payloadPiecesOf(result: unknown): string[] | null {
   if (!isRecord(result) || !isRecord(result.structuredContent)) return null;
   const content = result.content;
   if (!Array.isArray(content) || content.length !== 1 || !isRecord(content[0])) return null;
@@ -49,10 +98,10 @@ export function payloadJsonOf(result: unknown): string | null {
   const inner = copy.ok === true ? copy.data : copy.error;
   if (typeof inner !== "object" || inner === null) return null;
   const made = madeHere.get(inner);
-  if (made === undefined || content[0].type !== "text" || content[0].text !== made.json) {
+  if (made === undefined || content[0].type !== "text" || content[0].text !== made.text) {
     return null;
   }
-  return copy === made.payload || sameEntries(copy, made.payload) ? made.json : null;
+  return copy === made.payload || sameEntries(copy, made.payload) ? made.pieces : null;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

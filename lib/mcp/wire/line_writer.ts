@@ -4,7 +4,7 @@
 // piece by piece into one reused buffer, not built as one string and encoded into one array.
 // Less garbage per answer means fewer collections for V8 (bench/bench.ts, the full-size output).
 import type { JSONRPCMessage } from "../../deps.ts";
-import { payloadJsonOf } from "../tool_result.ts";
+import { payloadPiecesOf } from "../tool_result.ts";
 
 /** How much of a line is encoded and written at a time at first: a pipe's capacity. */
 const WRITE_BYTES = 65536;
@@ -17,9 +17,6 @@ const WRITE_BYTES = 65536;
  */
 const MAX_WRITE_BYTES = 1024 * 1024;
 
-/** How much of a long payload is escaped into one piece of its text content. */
-const ESCAPE_CHUNK = 32768;
-
 /**
  * Stand-ins for the text content and the structuredContent while the rest of a result message
  * is serialized: random, so no other field of the message holds them.
@@ -28,34 +25,22 @@ const TEXT_MARK = `tmux-mcp text ${crypto.randomUUID()}`;
 const PAYLOAD_MARK = `tmux-mcp payload ${crypto.randomUUID()}`;
 
 /**
- * `JSON.stringify(json)` for a string that is itself JSON text, as pieces of at most
- * ESCAPE_CHUNK code units. Such text holds no control character and no lone surrogate (JSON
- * escapes them), so `"` and `\` are all there is to escape. Pieces, not one string: a full-size
- * answer's 530 KB text content was one more large string for V8 to collect. A piece never ends
- * between the two halves of a surrogate pair, which the writer would encode as two replacement
- * characters.
+ * `JSON.stringify(json)` for JSON text given as pieces (tool_result.ts `jsonPieces`), as pieces:
+ * such text holds no control character and no lone surrogate (JSON escapes them), so `"` and `\`
+ * are all there is to escape, piece by piece.
  */
-export function asJsonString(json: string): string[] {
-  const pieces = ['"'];
-  for (let at = 0; at < json.length;) {
-    let end = Math.min(json.length, at + ESCAPE_CHUNK);
-    const last = json.charCodeAt(end - 1);
-    if (end < json.length && last >= 0xd800 && last <= 0xdbff) end--;
-    pieces.push(json.slice(at, end).replace(/["\\]/g, "\\$&"));
-    at = end;
-  }
-  pieces.push('"');
-  return pieces;
+export function asJsonString(pieces: string[]): string[] {
+  return ['"', ...pieces.map((piece) => piece.replace(/["\\]/g, "\\$&")), '"'];
 }
 
 /**
  * The line for `message`, newline included, as pieces to write one after another: for a tool
  * result whose text content is the JSON of its structuredContent (lib/mcp/tool_result.ts), that
- * JSON goes in twice as it is, and every other field (the era's resultType and _meta included)
- * as JSON.stringify writes it, in its place.
+ * JSON goes in twice from its pieces, and every other field (the era's resultType and _meta
+ * included) as JSON.stringify writes it, in its place.
  */
 export function messageLine(message: JSONRPCMessage): string[] {
-  const json = "result" in message ? payloadJsonOf(message.result) : null;
+  const json = "result" in message ? payloadPiecesOf(message.result) : null;
   if (json === null || !("result" in message)) return [`${JSON.stringify(message)}\n`];
   const result = message.result;
   const [text] = Array.isArray(result.content) ? result.content : [];
@@ -74,7 +59,7 @@ export function messageLine(message: JSONRPCMessage): string[] {
       length: TEXT_MARK.length + 2,
       pieces: asJsonString(json),
     },
-    { at: line.indexOf(`"${PAYLOAD_MARK}"`), length: PAYLOAD_MARK.length + 2, pieces: [json] },
+    { at: line.indexOf(`"${PAYLOAD_MARK}"`), length: PAYLOAD_MARK.length + 2, pieces: json },
   ].sort((a, b) => a.at - b.at);
   if (marks[0].at < 0) return [`${JSON.stringify(message)}\n`];
   const pieces: string[] = [];

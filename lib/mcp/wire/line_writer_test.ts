@@ -2,7 +2,7 @@
 // sink takes a little at a time, and a line is written a buffer at a time.
 import assert from "node:assert/strict";
 import { asJsonString, LineWriter, messageLine } from "./line_writer.ts";
-import { success, toCallToolResult } from "../tool_result.ts";
+import { jsonPieces, success, toCallToolResult } from "../tool_result.ts";
 
 /** The line a result message is, as the transport hands it over. */
 function line(id: number, result: object): string[] {
@@ -77,19 +77,22 @@ Deno.test("a tool result's line is the message's JSON, its payload serialized on
   assert.deepEqual(messageLine(other), [`${JSON.stringify(other)}\n`], "any other result as is");
 });
 
-Deno.test("a payload's text content is JSON.stringify's, in pieces that never split a pair", () => {
-  const payloads = [
-    "",
-    JSON.stringify({ a: 'q"b\\s' }),
-    JSON.stringify({ data: TEXT }),
+Deno.test("a payload's JSON and its text content come in pieces that never split a pair", () => {
+  const values = [
+    {},
+    { a: 'q"b\\s' },
+    { data: TEXT },
     // Every piece boundary falls on an emoji: each is two UTF-16 code units.
-    JSON.stringify({ data: "😀".repeat(70000) }),
-    JSON.stringify({ data: `x${"😀".repeat(70000)}` }),
+    { data: "😀".repeat(70000) },
+    { data: `x${"😀".repeat(70000)}`, lone: "\ud800".repeat(40000), gone: undefined },
+    { list: ["a".repeat(40000), 1, null, "b".repeat(33000), [`"${"c".repeat(32769)}`]] },
   ];
-  for (const payload of payloads) {
-    const pieces = asJsonString(payload);
-    assert.equal(pieces.join(""), JSON.stringify(payload));
-    for (const piece of pieces) {
+  for (const value of values) {
+    const json = jsonPieces(value);
+    assert.equal(json.join(""), JSON.stringify(value));
+    const text = asJsonString(json);
+    assert.equal(text.join(""), JSON.stringify(JSON.stringify(value)));
+    for (const piece of [...json, ...text]) {
       const last = piece.charCodeAt(piece.length - 1);
       assert.ok(!(last >= 0xd800 && last <= 0xdbff), "a piece ends with half a pair");
     }
