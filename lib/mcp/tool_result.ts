@@ -3,6 +3,7 @@
 // structuredContent, with failures as tool results (isError) rather than JSON-RPC errors, so an
 // agent always gets something it can read and act on.
 import type { CallToolResult } from "../deps.ts";
+import { ropePieces } from "../util/rope.ts";
 
 export type Delivery = "not_sent" | "possibly_sent" | "observed";
 
@@ -52,35 +53,42 @@ export function toCallToolResult(payload: ToolPayload): CallToolResult {
 
 /**
  * `JSON.stringify(value)` as pieces: JSON.stringify writes everything but strings longer than
- * PIECE, which go in as escaped pieces of at most PIECE code units, never between the two
- * halves of a surrogate pair (a writer would encode each half as a replacement character).
+ * PIECE, which go in escaped piece by piece: a rope's own pieces (lib/util/rope.ts), read without
+ * joining them, else slices of at most PIECE code units, never between the two halves of a
+ * surrogate pair (a writer would encode each half as a replacement character).
  */
 export function jsonPieces(value: unknown): string[] {
-  const long: string[] = [];
-  const skeleton = JSON.stringify(
-    value,
-    (_key, item) =>
-      typeof item === "string" && item.length > PIECE ? `${LONG_MARK}${long.push(item) - 1}` : item,
-  );
+  const long: string[][] = [];
+  const skeleton = JSON.stringify(value, function (this: object, key: string, item: unknown) {
+    if (typeof item !== "string" || item.length <= PIECE) return item;
+    return `${LONG_MARK}${long.push(ropePieces(this, key, item) ?? slices(item)) - 1}`;
+  });
   if (long.length === 0) return [skeleton];
   const pieces: string[] = [];
   let from = 0;
-  for (const [index, text] of long.entries()) {
+  for (const [index, texts] of long.entries()) {
     const mark = `"${LONG_MARK}${index}"`;
     const at = skeleton.indexOf(mark, from);
     pieces.push(skeleton.slice(from, at), '"');
-    for (let start = 0; start < text.length;) {
-      let end = Math.min(text.length, start + PIECE);
-      const last = text.charCodeAt(end - 1);
-      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-      pieces.push(JSON.stringify(text.slice(start, end)).slice(1, -1));
-      start = end;
-    }
+    for (const text of texts) pieces.push(JSON.stringify(text).slice(1, -1));
     pieces.push('"');
     from = at + mark.length;
   }
   pieces.push(skeleton.slice(from));
   return pieces;
+}
+
+/** `text` in slices of at most PIECE code units, never between the halves of a pair. */
+function slices(text: string): string[] {
+  const out: string[] = [];
+  for (let start = 0; start < text.length;) {
+    let end = Math.min(text.length, start + PIECE);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    out.push(text.slice(start, end));
+    start = end;
+  }
+  return out;
 }
 
 /**

@@ -2,6 +2,7 @@
 // else as padded base64, never a byte dropped or replaced, `bytes` always the raw count.
 import assert from "node:assert/strict";
 import { encodeOutput } from "./output_encoding.ts";
+import { jsonPieces } from "../mcp/tool_result.ts";
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 
@@ -56,4 +57,15 @@ Deno.test("long binary output is one padded base64 string without newlines", () 
   assert.match(out.data, /^[A-Za-z0-9+/]+=*$/);
   assert.equal(out.data.length % 4, 0);
   assert.deepEqual(Uint8Array.fromBase64(out.data), input);
+});
+
+Deno.test("long text decoded in pieces is the whole text, and its JSON is JSON.stringify's", () => {
+  const text = "0123456789abcdé😀\n".repeat(20000);
+  const output = encodeOutput(new TextEncoder().encode(text));
+  assert.equal(output.encoding, "utf-8");
+  assert.equal(output.data, text);
+  const payload = { ok: true, data: { stdout: output } };
+  const pieces = jsonPieces(payload);
+  assert.ok(pieces.length > 10, "the text went in as its pieces");
+  assert.equal(pieces.join(""), JSON.stringify(payload));
 });

@@ -12,3 +12,27 @@ export function decodeUtf8(bytes: Uint8Array): string | null {
     return null;
   }
 }
+
+/**
+ * The text `bytes` spell as pieces of at most `pieceBytes` bytes each (at least 4, a character's
+ * most), cut only before the first byte of a character; null when they are not valid UTF-8
+ * (exactly when decodeUtf8 gives null).
+ */
+export function decodeUtf8Pieces(bytes: Uint8Array, pieceBytes: number): string[] | null {
+  const pieces: string[] = [];
+  for (let start = 0; start < bytes.length;) {
+    let end = Math.min(bytes.length, start + pieceBytes);
+    // A character has at most three continuation bytes (10xxxxxx): back up to its first byte.
+    // Four in a row are not UTF-8, and the piece before the cut fails to decode either way.
+    for (
+      let back = 0;
+      back < 3 && end > start + 1 && end < bytes.length && (bytes[end] & 0xc0) === 0x80;
+      back++
+    ) end--;
+    const piece = decodeUtf8(bytes.subarray(start, end));
+    if (piece === null) return null;
+    pieces.push(piece);
+    start = end;
+  }
+  return pieces;
+}
