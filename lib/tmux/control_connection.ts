@@ -65,7 +65,16 @@ export class ControlConnection {
   private readonly attached = Promise.withResolvers<void>();
   private idle: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(client: TmuxClient, target: string | null, private readonly onEnd: () => void) {
+  /**
+   * `onEnd` is told when the connection has ended; `closeIdle` is asked to close it once nobody
+   * used it for IDLE_MS (control_servers.ts closes it in its turn among attaches and detaches).
+   */
+  constructor(
+    client: TmuxClient,
+    target: string | null,
+    private readonly onEnd: () => void,
+    private readonly closeIdle: () => void,
+  ) {
     this.child = new Deno.Command(client.bin, {
       args: [
         ...clientArgs(client.socket),
@@ -264,7 +273,7 @@ export class ControlConnection {
   private touch(): void {
     clearTimeout(this.idle);
     const idle = setTimeout(() => {
-      if (this.listeners.size === 0 && this.requests.length === 0) this.close();
+      if (this.listeners.size === 0 && this.requests.length === 0) this.closeIdle();
       else this.touch();
     }, IDLE_MS);
     Deno.unrefTimer(idle);

@@ -24,6 +24,13 @@ export class ControlServer {
    */
   private readonly verified = new Set<ControlConnection>();
   private readonly opening = new Map<string, Promise<ControlConnection | null>>();
+  /**
+   * The last attach or detach asked for: they happen one at a time. tmux before 3.6 sends its
+   * notifications (another client's attach or detach among them) to a control client that has
+   * not finished identifying itself, which has no control state yet, and the tmux server crashes
+   * (tmux/tmux#4980): ten waits begun at once, each attaching its own connection, took it down.
+   */
+  private turn: Promise<unknown> = Promise.resolve();
   private retryAt = 0;
 
   constructor(readonly client: TmuxClient) {}
@@ -56,8 +63,8 @@ export class ControlServer {
 
   /** A live connection attached to the session that holds `paneId`, or null (poll instead). */
   async forPane(paneId: string): Promise<ControlConnection | null> {
-    const any = this.live();
-    if (!any) return await this.open(paneId);
+    const any = this.live() ?? await this.open(paneId);
+    if (!any) return null;
     let session: string;
     try {
       const found = await any.run(["display-message", "-p", "-t", paneId, "#{session_id}"]);
@@ -78,17 +85,36 @@ export class ControlServer {
     return null;
   }
 
-  /** A new connection attached to `target`, or to the session tmux picks when null. */
+  /**
+   * A connection for `target` (a session id, a pane id, or null for the session tmux picks):
+   * one that another open made while this one waited its turn (for a pane, any: the caller
+   * checks the pane's session), else a new one attached to it.
+   */
   private open(target: string | null): Promise<ControlConnection | null> {
-    if (Date.now() < this.retryAt || this.connections.size >= MAX_CONNECTIONS) {
-      return Promise.resolve(null);
-    }
+    if (!this.mayOpen()) return Promise.resolve(null);
     const key = target ?? "";
     const pending = this.opening.get(key);
     if (pending) return pending;
-    const opened = this.attach(target).finally(() => this.opening.delete(key));
+    const opened = this.inTurn(() => {
+      const made = target?.startsWith("$")
+        ? [...this.verified].find((c) => !c.closed && c.sessionId === target)
+        : this.live();
+      if (made) return Promise.resolve(made);
+      return this.mayOpen() ? this.attach(target) : Promise.resolve(null);
+    }).finally(() => this.opening.delete(key));
     this.opening.set(key, opened);
     return opened;
+  }
+
+  private mayOpen(): boolean {
+    return Date.now() >= this.retryAt && this.connections.size < MAX_CONNECTIONS;
+  }
+
+  /** Runs `step` once every attach or detach asked for before it has ended. */
+  private inTurn<T>(step: () => Promise<T>): Promise<T> {
+    const done = this.turn.then(step);
+    this.turn = done.catch(() => {});
+    return done;
   }
 
   private async attach(target: string | null): Promise<ControlConnection | null> {
@@ -103,6 +129,7 @@ export class ControlServer {
           // The server may have exited with it: a spawned client finds out first.
           this.running = false;
         },
+        () => void this.inTurn(() => connection.close()),
       );
     } catch {
       this.retryAt = Date.now() + RETRY_AFTER_MS;
