@@ -1,7 +1,10 @@
-// Waits while the server's control connection is open, seen from outside the server: the
-// control clients tmux lists. Concurrent waits share one connection (issue 18).
+// Waits and captures while the server's control connection is open, seen from outside the
+// server: the control clients tmux lists, the command lines tmux receives on that connection
+// (copied by a tee in front of the tmux the server runs), and the server's private directory
+// (inotify). Concurrent waits share one connection, a wait over a quiet pane sends no capture
+// until the pane writes, and a capture through the connection touches no file (issue 18).
 import assert from "node:assert/strict";
-import { type Lab, waitFor, withLab } from "./harness.ts";
+import { type Lab, typeInto, waitFor, withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";
 import { randomHex } from "../lib/util/ids.ts";
 
@@ -15,6 +18,30 @@ async function controlClients(lab: Lab): Promise<number> {
 async function quietPane(lab: Lab): Promise<{ id: string; tty: string }> {
   const id = await lab.tmuxCmd("new-window", "-d", "-P", "-F", "#{pane_id}", "exec sleep 600");
   return { id, tty: await lab.tmuxCmd("display-message", "-p", "-t", id, "#{pane_tty}") };
+}
+
+/**
+ * A tmux for the server that copies every line written to a control client (`-C`) into `log`:
+ * the command lines tmux received on the server's control connections, in order.
+ */
+async function teeingTmux(lab: Lab, log: string): Promise<string> {
+  const wrapper = `${lab.dir}/tmux-teeing`;
+  await Deno.writeTextFile(
+    wrapper,
+    `#!/bin/sh\nfor arg; do\n  if [ "$arg" = -C ]; then\n` +
+      `    tee -a '${log}' | '${lab.tmux.bin}' "$@"\n    exit\n  fi\ndone\n` +
+      `exec '${lab.tmux.bin}' "$@"\n`,
+  );
+  await Deno.chmod(wrapper, 0o755);
+  await Deno.writeTextFile(log, "");
+  return wrapper;
+}
+
+/** How many captures tmux has received through the server's control connections. */
+async function capturesSent(log: string): Promise<number> {
+  return (await Deno.readTextFile(log)).split("\n").filter((line) =>
+    line.includes("'capture-pane'")
+  ).length;
 }
 
 Deno.test("ten waits at once on one session's panes share one control connection", () =>
@@ -57,4 +84,89 @@ Deno.test("ten waits at once on one session's panes share one control connection
       }
     });
     assert.equal(await lab.tmuxCmd("display-message", "-p", "#{pid}"), tmuxPid);
+  }));
+
+Deno.test("a wait over a quiet pane sends no capture until the pane writes", () =>
+  withLab(async (lab) => {
+    const log = `${lab.dir}/control-lines`;
+    const tmux = await teeingTmux(lab, log);
+    await withGeneral(lab, { flags: ["--tmux", tmux] }, async (s) => {
+      let reports = 0;
+      const waiting = s.call("wait_for_text", {
+        pane_id: lab.pane,
+        patterns: ["WOKEN_BY_OUTPUT"],
+        timeout: 30,
+      }, { onprogress: () => reports++ }).catch((error) => String(error));
+      // Progress comes after the first look, then once a second from the server's own timer.
+      // The connection is ready once it has subscribed to pane deaths, its last step; the wait
+      // then looks once more at once (what came during the attach) and a report later is idle.
+      const ready = async () =>
+        (await Deno.readTextFile(log)).includes("'refresh-client' '-B'") ? { reports } : null;
+      const readyAt = (await waitFor("the connection to be ready", ready, 30_000)).reports;
+      await waitFor("a report after that", () => reports > readyAt, 30_000);
+      assert.equal(await controlClients(lab), 1, "the wait's control connection is open");
+      const settled = await capturesSent(log);
+      assert.ok(settled >= 1, "the wait's looks went through the control connection");
+      // Two more reports are two seconds of the wait, in which a wait that looked again on a
+      // timer (every 100 ms when it polls) would have sent about twenty captures.
+      const quietFrom = reports;
+      await waitFor("two more reports", () => reports >= quietFrom + 2, 30_000);
+      assert.equal(await capturesSent(log), settled, "no capture while the pane was quiet");
+      await typeInto(lab, "echo WOKEN_BY_''OUTPUT", true);
+      const result = await waiting;
+      assert.equal(result.data?.outcome, "matched", JSON.stringify(result));
+      assert.ok(await capturesSent(log) > settled, "the pane's output woke a look");
+    });
+  }));
+
+Deno.test("captures through the open control connection touch no file; a paste still does", () =>
+  withLab(async (lab) => {
+    await withGeneral(lab, {}, async (s) => {
+      // The first call to a tmux server goes through a spawned client; it opens the connection.
+      assert.ok((await s.call("list_panes", {})).ok);
+      assert.ok((await s.call("list_panes", {})).ok);
+      assert.equal(await controlClients(lab), 1, "the control connection is open");
+      const dir = (await s.server.context.tempFiles.place()).path;
+      const watcher = Deno.watchFs(dir, { recursive: false });
+      const events: string[] = [];
+      const watching = (async () => {
+        for await (const event of watcher) {
+          for (const path of event.paths) events.push(path.slice(dir.length + 1));
+        }
+      })();
+      // inotify reports in order: a sentinel file made after the calls answered comes after
+      // anything they did to a file, so what comes before it is theirs. Sentinels go with the
+      // directory when the server closes.
+      let read = 0;
+      const before = async (name: string) => {
+        await Deno.writeTextFile(`${dir}/${name}`, "");
+        await waitFor(`the event of ${name}`, () => events.includes(name, read));
+        const seen = events.slice(read, events.indexOf(name, read));
+        read = events.length;
+        return seen.filter((file) => !file.startsWith("sentinel-"));
+      };
+      try {
+        for (let i = 0; i < 20; i++) {
+          assert.ok((await s.call("capture_since", { pane_id: lab.pane })).ok);
+          assert.ok((await s.call("capture_pane", { pane_id: lab.pane })).ok);
+        }
+        const wait = await s.call("wait_for_text", {
+          pane_id: lab.pane,
+          patterns: ["never shown"],
+          timeout: 0.5,
+        });
+        assert.equal(wait.data?.outcome, "timeout", JSON.stringify(wait));
+        assert.deepEqual(await before("sentinel-captures"), [], "no file touched by a capture");
+        // What the watch can see: a paste goes through a lent file.
+        assert.ok((await s.call("paste_text", { pane_id: lab.pane, text: "x" })).ok);
+        const pasted = await before("sentinel-paste");
+        assert.ok(
+          pasted.length > 0 && pasted.every((name) => /^file-\d+$/.test(name)),
+          pasted.join(),
+        );
+      } finally {
+        watcher.close();
+        await watching;
+      }
+    });
   }));
