@@ -1,8 +1,9 @@
 // Waits and captures while the server's control connection is open, seen from outside the
-// server: the control clients tmux lists, the command lines tmux receives on that connection
-// (copied by a tee in front of the tmux the server runs), and the server's private directory
+// server: the control clients tmux lists, the command lines tmux receives (logged by a wrapper
+// in front of the tmux the server runs), and the server's private directory
 // (inotify). Concurrent waits share one connection, a wait over a quiet pane sends no capture
-// until the pane writes, and a capture through the connection touches no file (issue 18).
+// until the pane writes, nor misses what the pane wrote just before its connection attached,
+// and a capture through the connection touches no file (issue 18).
 import assert from "node:assert/strict";
 import { type Lab, typeInto, waitFor, withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";
@@ -21,27 +22,29 @@ async function quietPane(lab: Lab): Promise<{ id: string; tty: string }> {
 }
 
 /**
- * A tmux for the server that copies every line written to a control client (`-C`) into `log`:
- * the command lines tmux received on the server's control connections, in order.
+ * A tmux for the server that logs what tmux is asked into `log`: every line written to a
+ * control client (`-C`), the command lines of the server's control connections, quoted as the
+ * server quotes them; and the argv of every other client. What the control clients print goes
+ * to `${log}.out`.
  */
-async function teeingTmux(lab: Lab, log: string): Promise<string> {
-  const wrapper = `${lab.dir}/tmux-teeing`;
+async function loggingTmux(lab: Lab, log: string): Promise<string> {
+  const wrapper = `${lab.dir}/tmux-logging`;
   await Deno.writeTextFile(
     wrapper,
     `#!/bin/sh\nfor arg; do\n  if [ "$arg" = -C ]; then\n` +
-      `    tee -a '${log}' | '${lab.tmux.bin}' "$@"\n    exit\n  fi\ndone\n` +
-      `exec '${lab.tmux.bin}' "$@"\n`,
+      `    tee -a '${log}' | '${lab.tmux.bin}' "$@" | tee -a '${log}.out'\n    exit\n` +
+      `  fi\ndone\n` +
+      `printf 'spawned %s\\n' "$*" >> '${log}'\nexec '${lab.tmux.bin}' "$@"\n`,
   );
   await Deno.chmod(wrapper, 0o755);
   await Deno.writeTextFile(log, "");
   return wrapper;
 }
 
-/** How many captures tmux has received through the server's control connections. */
-async function capturesSent(log: string): Promise<number> {
-  return (await Deno.readTextFile(log)).split("\n").filter((line) =>
-    line.includes("'capture-pane'")
-  ).length;
+/** How many captures tmux was asked for: through the control connections, or by any client. */
+async function capturesSent(log: string, how: "control" | "any"): Promise<number> {
+  const word = how === "control" ? "'capture-pane'" : "capture-pane";
+  return (await Deno.readTextFile(log)).split("\n").filter((line) => line.includes(word)).length;
 }
 
 Deno.test("ten waits at once on one session's panes share one control connection", () =>
@@ -89,7 +92,7 @@ Deno.test("ten waits at once on one session's panes share one control connection
 Deno.test("a wait over a quiet pane sends no capture until the pane writes", () =>
   withLab(async (lab) => {
     const log = `${lab.dir}/control-lines`;
-    const tmux = await teeingTmux(lab, log);
+    const tmux = await loggingTmux(lab, log);
     await withGeneral(lab, { flags: ["--tmux", tmux] }, async (s) => {
       let reports = 0;
       const waiting = s.call("wait_for_text", {
@@ -98,24 +101,80 @@ Deno.test("a wait over a quiet pane sends no capture until the pane writes", () 
         timeout: 30,
       }, { onprogress: () => reports++ }).catch((error) => String(error));
       // Progress comes after the first look, then once a second from the server's own timer.
-      // The connection is ready once it has subscribed to pane deaths, its last step; the wait
-      // then looks once more at once (what came during the attach) and a report later is idle.
-      const ready = async () =>
-        (await Deno.readTextFile(log)).includes("'refresh-client' '-B'") ? { reports } : null;
-      const readyAt = (await waitFor("the connection to be ready", ready, 30_000)).reports;
-      await waitFor("a report after that", () => reports > readyAt, 30_000);
+      // Once the connection has told the pane's state for the first time (`%subscription-
+      // changed`, tmux's check after the subscription), which wakes the wait for one look, a
+      // report later the wait is idle.
+      const told = async () => {
+        const out = await Deno.readTextFile(`${log}.out`).catch(() => "");
+        return out.split("\n").some((line) =>
+            line.startsWith("%subscription-changed tmux-mcp-dead ") &&
+            line.includes(` ${lab.pane} `)
+          )
+          ? { reports }
+          : null;
+      };
+      const toldAt = (await waitFor("the pane's first state report", told, 30_000)).reports;
+      await waitFor("a progress report after that", () => reports > toldAt, 30_000);
       assert.equal(await controlClients(lab), 1, "the wait's control connection is open");
-      const settled = await capturesSent(log);
-      assert.ok(settled >= 1, "the wait's looks went through the control connection");
+      assert.ok(await capturesSent(log, "control") >= 1, "a look went through the connection");
+      const settled = await capturesSent(log, "any");
       // Two more reports are two seconds of the wait, in which a wait that looked again on a
       // timer (every 100 ms when it polls) would have sent about twenty captures.
       const quietFrom = reports;
       await waitFor("two more reports", () => reports >= quietFrom + 2, 30_000);
-      assert.equal(await capturesSent(log), settled, "no capture while the pane was quiet");
+      assert.equal(await capturesSent(log, "any"), settled, "no capture while the pane was quiet");
       await typeInto(lab, "echo WOKEN_BY_''OUTPUT", true);
       const result = await waiting;
       assert.equal(result.data?.outcome, "matched", JSON.stringify(result));
-      assert.ok(await capturesSent(log) > settled, "the pane's output woke a look");
+      assert.ok(await capturesSent(log, "any") > settled, "the pane's output woke a look");
+    });
+  }));
+
+Deno.test("text that arrives just before the wait's connection attaches wakes the wait", () =>
+  withLab(async (lab) => {
+    // The wait's first look goes through a spawned client (no connection yet); the connection
+    // attaches while that look is still under way, and the pane writes in between: after the
+    // capture, before the attach, so neither the look nor the connection's count has it. The
+    // tmux below orders that with wait-for channels: the first capture's client waits for the
+    // test to say the connection is ready before it returns; the control client waits for that
+    // capture and writes the text into the pane just before it attaches. Its subscription to
+    // pane deaths names no pane, so only a look of the wait's own can find the text.
+    const log = `${lab.dir}/control-lines`;
+    const tty = await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_tty}");
+    const tmux = `'${lab.tmux.bin}' -L '${lab.socketName}'`;
+    const wrapper = `${lab.dir}/tmux-ordered`;
+    await Deno.writeTextFile(
+      wrapper,
+      `#!/bin/sh\nfor arg; do\n  if [ "$arg" = -C ]; then\n` +
+        `    ${tmux} wait-for captured\n    printf 'BEFORE_ATTACH\\n' > '${tty}'\n` +
+        `    sed -u 's/:%[*]:/:%999999:/' | tee -a '${log}' | '${lab.tmux.bin}' "$@"\n` +
+        `    exit\n  fi\ndone\n` +
+        `'${lab.tmux.bin}' "$@"\nstatus=$?\ncase "$*" in *capture-pane*)\n` +
+        `  if mkdir '${lab.dir}/first-capture' 2>/dev/null; then\n` +
+        `    ${tmux} wait-for -S captured\n    ${tmux} wait-for ready\n  fi\nesac\n` +
+        `exit $status\n`,
+    );
+    await Deno.chmod(wrapper, 0o755);
+    await Deno.writeTextFile(log, "");
+    await withGeneral(lab, { flags: ["--tmux", wrapper] }, async (s) => {
+      let reports = 0;
+      const waiting = s.call("wait_for_text", {
+        pane_id: lab.pane,
+        patterns: ["BEFORE_ATTACH"],
+        timeout: 30,
+      }, { onprogress: () => reports++ });
+      // The connection is ready for the wait once it has looked up the pane's session.
+      await waitFor(
+        "the connection to look up the pane's session",
+        async () => (await Deno.readTextFile(log)).includes("'#{session_id}'"),
+        30_000,
+      );
+      await lab.tmuxCmd("wait-for", "-S", "ready");
+      const result = await waiting;
+      assert.equal(result.data?.outcome, "matched", JSON.stringify(result));
+      // Reports come once a second: a wait that did not look again found the text only at its
+      // deadline, 30 s on.
+      assert.ok(reports < 5, `the text was found only after ${reports} progress reports`);
     });
   }));
 
