@@ -5,8 +5,9 @@
 // and against run_command in a plain pane, plus how soon wait_for_text notices new output, a
 // full-size output run against a bare one, the memory of the server with the maximum of 8
 // enrolled panes and of one helper over 2000 runs, what a watched session's control-mode
-// connection costs while its panes write, and what the MCP SDK costs beside a bare SDK server
-// (bench/sdk_cost.ts).
+// connection costs while its panes write, how soon ten concurrent waits answer while other
+// panes flood output (bench/concurrent_waits.ts), and what the MCP SDK costs beside a bare SDK
+// server (bench/sdk_cost.ts).
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
 import { benchCommandLine, helperOfPane, serverArgs } from "./server_process.ts";
@@ -23,6 +24,8 @@ import { readIdentity } from "../lib/run/procfs.ts";
 import { runTmux } from "../lib/tmux/tmux.ts";
 import { sdkCost } from "./sdk_cost.ts";
 import { benchGeneralCalls, benchSearch } from "./general_calls.ts";
+import { benchConcurrentWaits, printConcurrentWaits } from "./concurrent_waits.ts";
+import { round, summarize, type Summary } from "./stats.ts";
 
 // The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
 const { v8Flags } = benchCommandLine();
@@ -30,6 +33,7 @@ const ENROLLED_PANES = 8;
 const WARMUP = 20;
 const TIMED = 200;
 const WAKE_RUNS = 40;
+const CONCURRENT_WAIT_ROUNDS = 20;
 // POLL_MS in lib/tools/waiting.ts, which does not export it: without control mode,
 // wait_for_text looks this often; the bench's Enter lands anywhere within such an interval.
 const WAIT_POLL_MS = 100;
@@ -60,8 +64,6 @@ type Mcp = {
     onprogress?: () => void,
   ) => Promise<Payload>;
 };
-
-type Summary = { p50: number; p95: number };
 
 /** `count` new windows in the lab, each a zsh at its prompt. */
 async function zshPanes(lab: PrivateLab, count: number): Promise<string[]> {
@@ -154,19 +156,6 @@ async function measure(
     await between?.(i);
   }
   return durations;
-}
-
-function percentile(durations: number[], q: number): number {
-  const sorted = durations.toSorted((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
-}
-
-function summarize(durations: number[]): Summary {
-  return { p50: round(percentile(durations, 0.5)), p95: round(percentile(durations, 0.95)) };
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 100) / 100;
 }
 
 /**
@@ -377,6 +366,7 @@ type Results = {
   general: Awaited<ReturnType<typeof benchGeneralCalls>> & {
     search_panes: Awaited<ReturnType<typeof benchSearch>>[];
   };
+  concurrentWaits: Awaited<ReturnType<typeof benchConcurrentWaits>>;
   sdk: Awaited<ReturnType<typeof sdkCost>>;
 };
 
@@ -426,6 +416,7 @@ function report(results: Results): void {
     `general calls, p50 as a ratio of one spawned tmux list-panes (${results.general.ms.spawned_list_panes.p50} ms): ` +
       JSON.stringify(results.general.ratio_p50_to_spawned_list_panes),
   );
+  printConcurrentWaits(results.concurrentWaits);
   console.log(JSON.stringify({
     server_v8_flags: v8Flags,
     tmux_run_true_ms: results.run,
@@ -458,6 +449,7 @@ function report(results: Results): void {
     control_connections: c.connections,
     control_client_rss_mib: c.clientRssMiB,
     general_calls: results.general,
+    concurrent_waits: results.concurrentWaits,
     sdk_cost: results.sdk,
   }));
 }
@@ -512,6 +504,10 @@ async function main(): Promise<void> {
           await benchSearch(lab, mcp.call, 100, 20),
         ],
       };
+      const concurrentWaits = await phase(
+        "concurrent_waits",
+        () => benchConcurrentWaits(lab, mcp.call, CONCURRENT_WAIT_ROUNDS),
+      );
       const sdk = await sdkCost();
       report({
         run,
@@ -524,6 +520,7 @@ async function main(): Promise<void> {
         helper,
         control,
         general,
+        concurrentWaits,
         sdk,
       });
     } finally {

@@ -10,26 +10,12 @@ import { LineClientTransport } from "./line_client_transport.ts";
 import { serverArgs } from "./server_process.ts";
 import { openLab, type PrivateLab } from "../lib/cli/private_lab.ts";
 import { runTmux } from "../lib/tmux/tmux.ts";
+import { percentile, round, summarize, type Summary } from "./stats.ts";
 
 const WARMUP = 20;
 
 // deno-lint-ignore no-explicit-any
 type Call = (name: string, args?: Record<string, unknown>) => Promise<any>;
-
-type Summary = { p50: number; p95: number };
-
-function percentile(durations: number[], q: number): number {
-  const sorted = durations.toSorted((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)];
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 100) / 100;
-}
-
-function summarize(durations: number[]): Summary {
-  return { p50: round(percentile(durations, 0.5)), p95: round(percentile(durations, 0.95)) };
-}
 
 async function checked(call: Call, name: string, args: Record<string, unknown>) {
   const payload = await call(name, args);
@@ -57,6 +43,8 @@ export async function benchGeneralCalls(lab: PrivateLab, call: Call, runs: numbe
     },
     list_panes: () => checked(call, "list_panes", {}),
     capture_pane: () => checked(call, "capture_pane", { pane_id: lab.pane }),
+    // The look waits take: through the connection its answer is the capture, with no file.
+    capture_since: () => checked(call, "capture_since", { pane_id: lab.pane }),
     get_pane_info: () => checked(call, "get_pane_info", { pane_id: lab.pane }),
     send_keys: () => checked(call, "send_keys", { pane_id: sink, keys: "x" }),
   };

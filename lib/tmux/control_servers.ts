@@ -31,6 +31,12 @@ export class ControlServer {
    */
   private readonly verified = new Set<ControlConnection>();
   private readonly opening = new Map<string, Promise<ControlConnection | null>>();
+  /**
+   * The last attach or detach asked for: they happen one at a time, so waits begun together
+   * share the connection the first of them made instead of each attaching one (ten at once took
+   * tmux down before identify_gate.ts: a starting control client is when tmux can crash).
+   */
+  private turn: Promise<unknown> = Promise.resolve();
   private retryAt = 0;
 
   constructor(readonly client: TmuxClient) {}
@@ -63,8 +69,8 @@ export class ControlServer {
 
   /** A live connection attached to the session that holds `paneId`, or null (poll instead). */
   async forPane(paneId: string): Promise<ControlConnection | null> {
-    const any = this.live();
-    if (!any) return await this.open(paneId);
+    const any = this.live() ?? await this.open(paneId);
+    if (!any) return null;
     let session: string;
     try {
       const found = await any.run(["display-message", "-p", "-t", paneId, "#{session_id}"]);
@@ -85,17 +91,36 @@ export class ControlServer {
     return null;
   }
 
-  /** A new connection attached to `target`, or to the session tmux picks when null. */
+  /**
+   * A connection for `target` (a session id, a pane id, or null for the session tmux picks):
+   * one that another open made while this one waited its turn (for a pane, any: the caller
+   * checks the pane's session), else a new one attached to it.
+   */
   private open(target: string | null): Promise<ControlConnection | null> {
-    if (Date.now() < this.retryAt || this.connections.size >= MAX_CONNECTIONS) {
-      return Promise.resolve(null);
-    }
+    if (!this.mayOpen()) return Promise.resolve(null);
     const key = target ?? "";
     const pending = this.opening.get(key);
     if (pending) return pending;
-    const opened = this.attach(target).finally(() => this.opening.delete(key));
+    const opened = this.inTurn(() => {
+      const made = target?.startsWith("$")
+        ? [...this.verified].find((c) => !c.closed && c.sessionId === target)
+        : this.live();
+      if (made) return Promise.resolve(made);
+      return this.mayOpen() ? this.attach(target) : Promise.resolve(null);
+    }).finally(() => this.opening.delete(key));
     this.opening.set(key, opened);
     return opened;
+  }
+
+  private mayOpen(): boolean {
+    return Date.now() >= this.retryAt && this.connections.size < MAX_CONNECTIONS;
+  }
+
+  /** Runs `step` once every attach or detach asked for before it has ended. */
+  private inTurn<T>(step: () => Promise<T>): Promise<T> {
+    const done = this.turn.then(step);
+    this.turn = done.catch(() => {});
+    return done;
   }
 
   /**
@@ -116,6 +141,7 @@ export class ControlServer {
           // The server may have exited with it: a spawned client finds out first.
           this.running = false;
         },
+        () => void this.inTurn(() => connection.close()),
       );
       this.connections.add(connection);
       attachment = await connection.attach(TMUX_ANSWER_SECONDS * 1000);

@@ -33,6 +33,8 @@ export function watchOutput(client: TmuxClient, paneId: string) {
   const server = serverFor(client);
   let attaching: Promise<ControlConnection | null> | null = null;
   let connection: ControlConnection | null = null;
+  /** The connection whose count `mark` is: output is counted only from its attach on. */
+  let followed: ControlConnection | null = null;
   let mark = 0;
   let returnedAt = performance.now();
   let busy = 0;
@@ -56,21 +58,26 @@ export function watchOutput(client: TmuxClient, paneId: string) {
         attaching = null;
         attach();
       }
-      if (!connection) {
+      let live = connection;
+      if (!live) {
         const settled = new AbortController();
         const polled = calledAt + Math.min(ms, pollMs);
-        const fresh = await Promise.race([
+        live = await Promise.race([
           attaching,
           delay(polled - calledAt, AbortSignal.any([signal, settled.signal])).then(() => null),
         ]);
         settled.abort();
-        if (!fresh) return await delay(polled - performance.now(), signal);
-        // Output between the last look and now was not counted: look again at once.
-        await fresh.watch(paneId, signal).catch(() => {});
-        mark = fresh.outputCount(paneId);
+        if (!live) return await delay(polled - performance.now(), signal);
+      }
+      if (live !== followed) {
+        // A connection this loop has not followed yet (it became known during a look or a poll,
+        // or another attached after one ended): what the pane wrote before then was not counted
+        // against `mark`, so look again at once.
+        followed = live;
+        await live.watch(paneId, signal).catch(() => {});
+        mark = live.outputCount(paneId);
         return;
       }
-      const live = connection;
       if (await live.watch(paneId, signal).catch(() => true)) {
         mark = live.outputCount(paneId);
         return;

@@ -265,7 +265,6 @@ async function waitForText(
   const tmuxBound = boundByTimeout(extra.signal, timeout);
   const signal = tmuxBound.signal;
   const output = watchOutput(client, a.pane_id);
-  const pace = pacer();
   const started = Date.now();
   const deadline = started + timeout * 1000;
   // The first report comes right after the first look, so a client knows the wait has begun;
@@ -314,6 +313,10 @@ async function waitForText(
       linesMissed ||= seen.linesMissed;
       // Only what arrived counts: the first line from the cursor's column on, less any echo.
       arrived = typed === null ? seen.arrived : withoutEcho(seen.arrived, typed);
+      // One look's matching is one stretch (line_patterns.ts `pacer`): a pacer kept across
+      // looks counted the wait's sleep as matching and put a timer turn (1-2.5 ms) into every
+      // wake-up.
+      const pace = pacer();
       const hit = await earliest(matchers, arrived, pace);
       const stop = await earliest(stoppers, arrived, pace);
       if (extra.signal.aborted) return CANCELLED;
