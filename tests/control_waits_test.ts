@@ -130,28 +130,26 @@ Deno.test("a wait over a quiet pane sends no capture until the pane writes", () 
     });
   }));
 
-Deno.test("text that arrives just before the wait's connection attaches wakes the wait", () =>
+Deno.test("text written right after the wait's first look wakes it, around the connection's attach", () =>
   withLab(async (lab) => {
-    // The wait's first look goes through a spawned client (no connection yet); the connection
-    // attaches while that look is still under way, and the pane writes in between: after the
-    // capture, before the attach, so neither the look nor the connection's count has it. The
-    // tmux below orders that with wait-for channels: the first capture's client waits for the
-    // test to say the connection is ready before it returns; the control client waits for that
-    // capture and writes the text into the pane just before it attaches. Its subscription to
-    // pane deaths names no pane, so only a look of the wait's own can find the text.
+    // The pane writes right after the wait's first capture: the tmux below writes the text into
+    // the pane once tmux has answered that capture, before its client exits. No control client
+    // of ours starts while a command of ours is in flight (lib/tmux/identify_gate.ts), so the
+    // connection attaches either before the capture (and counts the text as %output) or after
+    // the text (and a wait that begins to follow a new connection looks again: output_watch.ts).
+    // The control client's subscription to pane deaths names no pane, so a pane death report
+    // cannot stand in for either.
     const log = `${lab.dir}/control-lines`;
     const tty = await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_tty}");
-    const tmux = `'${lab.tmux.bin}' -L '${lab.socketName}'`;
     const wrapper = `${lab.dir}/tmux-ordered`;
     await Deno.writeTextFile(
       wrapper,
       `#!/bin/sh\nfor arg; do\n  if [ "$arg" = -C ]; then\n` +
-        `    ${tmux} wait-for captured\n    printf 'BEFORE_ATTACH\\n' > '${tty}'\n` +
         `    sed -u 's/:%[*]:/:%999999:/' | tee -a '${log}' | '${lab.tmux.bin}' "$@"\n` +
         `    exit\n  fi\ndone\n` +
         `'${lab.tmux.bin}' "$@"\nstatus=$?\ncase "$*" in *capture-pane*)\n` +
         `  if mkdir '${lab.dir}/first-capture' 2>/dev/null; then\n` +
-        `    ${tmux} wait-for -S captured\n    ${tmux} wait-for ready\n  fi\nesac\n` +
+        `    printf 'BEFORE_ATTACH\\n' > '${tty}'\n  fi\nesac\n` +
         `exit $status\n`,
     );
     await Deno.chmod(wrapper, 0o755);
@@ -163,13 +161,6 @@ Deno.test("text that arrives just before the wait's connection attaches wakes th
         patterns: ["BEFORE_ATTACH"],
         timeout: 30,
       }, { onprogress: () => reports++ });
-      // The connection is ready for the wait once it has looked up the pane's session.
-      await waitFor(
-        "the connection to look up the pane's session",
-        async () => (await Deno.readTextFile(log)).includes("'#{session_id}'"),
-        30_000,
-      );
-      await lab.tmuxCmd("wait-for", "-S", "ready");
       const result = await waiting;
       assert.equal(result.data?.outcome, "matched", JSON.stringify(result));
       // Reports come once a second: a wait that did not look again found the text only at its
