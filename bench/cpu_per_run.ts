@@ -1,8 +1,9 @@
 // Where does a full-size tmux_run go, in CPU? 100 runs of `true` and 100 of a perl that writes
 // 256 KiB to each stream, through the server as its own process, with the CPU time the server and
 // the helper spent per run (utime + stime from /proc, in 10 ms ticks, so per-run figures are
-// averages) and the helper's peak RSS. The server runs with the V8 flags README.md recommends
-// unless `--server-v8-flags=` names others (empty: none).
+// averages), their minor page faults (and those of the helper's children), and the helper's peak
+// RSS. The server runs with the V8 flags README.md recommends unless `--server-v8-flags=` names
+// others (empty: none).
 // Usage: deno run -A bench/cpu_per_run.ts [RUNS] [--server-v8-flags=FLAGS]
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
@@ -23,11 +24,19 @@ const SCRIPTS = {
   "256 KiB + 256 KiB, one perl": `perl -e 'print "a" x ${BYTES}; print STDERR "b" x ${BYTES}'`,
 };
 
-/** CPU milliseconds `pid` has used so far. */
-async function cpuMs(pid: number): Promise<number> {
+/**
+ * What `pid` has used so far: CPU milliseconds, its minor page faults, and those of its children
+ * it has waited for (a helper's forked child and the `sh` it becomes). On these VMs a fault that
+ * must bring in a page costs about 17.5 µs (README, Benchmark), so faults are a cost of their own.
+ */
+async function usage(pid: number): Promise<{ cpuMs: number; faults: number; childFaults: number }> {
   const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return {
+    cpuMs: (Number(fields[11]) + Number(fields[12])) * 10,
+    faults: Number(fields[7]),
+    childFaults: Number(fields[8]),
+  };
 }
 
 async function peakMib(pid: number): Promise<number> {
@@ -61,13 +70,18 @@ try {
           stderr_limit: BYTES,
         });
       for (let i = 0; i < WARMUP; i++) await run();
-      const before = { server: await cpuMs(transport.pid), helper: await cpuMs(helper) };
+      const before = { server: await usage(transport.pid), helper: await usage(helper) };
       const start = performance.now();
       for (let i = 0; i < RUNS; i++) await run();
+      const after = { server: await usage(transport.pid), helper: await usage(helper) };
+      const perRun = (value: number) => round(value / RUNS);
       rows[name] = {
-        "wall ms": round((performance.now() - start) / RUNS),
-        "server CPU ms": round(((await cpuMs(transport.pid)) - before.server) / RUNS),
-        "helper CPU ms": round(((await cpuMs(helper)) - before.helper) / RUNS),
+        "wall ms": perRun(performance.now() - start),
+        "server CPU ms": perRun(after.server.cpuMs - before.server.cpuMs),
+        "helper CPU ms": perRun(after.helper.cpuMs - before.helper.cpuMs),
+        "server faults": perRun(after.server.faults - before.server.faults),
+        "helper faults": perRun(after.helper.faults - before.helper.faults),
+        "helper's children's faults": perRun(after.helper.childFaults - before.helper.childFaults),
         "helper peak MiB": await peakMib(helper),
       };
     }
