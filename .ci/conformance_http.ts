@@ -17,3 +17,9 @@ Deno.serve(
   { hostname: "127.0.0.1", port: Number(port), onListen: () => {} },
   (request) => handler.fetch(request),
 );
+// conformance.sh ends the process group with SIGTERM: close the server as the stdio server does
+// at shutdown, so its private directory and tmux connections do not outlive it.
+Deno.addSignalListener("SIGTERM", async () => {
+  await server.close();
+  Deno.exit(0);
+});
