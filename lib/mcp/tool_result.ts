@@ -3,7 +3,7 @@
 // structuredContent, with failures as tool results (isError) rather than JSON-RPC errors, so an
 // agent always gets something it can read and act on.
 import type { CallToolResult } from "../deps.ts";
-import { ropePieces } from "../util/rope.ts";
+import { rope, ropePieces } from "../util/rope.ts";
 
 export type Delivery = "not_sent" | "possibly_sent" | "observed";
 
@@ -39,8 +39,7 @@ const LONG_MARK = `tmux-mcp long ${crypto.randomUUID()} `;
 
 export function toCallToolResult(payload: ToolPayload): CallToolResult {
   const pieces = jsonPieces(payload);
-  let text = "";
-  for (const piece of pieces) text += piece;
+  const text = rope(pieces);
   const result: CallToolResult = {
     content: [{ type: "text", text }],
     structuredContent: payload,

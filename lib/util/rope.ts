@@ -8,10 +8,16 @@
 
 const ropes = new WeakMap<object, Map<string, { text: string; pieces: string[] }>>();
 
-/** The pieces joined as a rope, noted as `holder[key]`'s value. */
-export function ropeField(holder: object, key: string, pieces: string[]): string {
+/** The pieces joined with `+`: a rope, not copied into one string until something reads it. */
+export function rope(pieces: string[]): string {
   let text = "";
   for (const piece of pieces) text += piece;
+  return text;
+}
+
+/** The pieces joined as a rope, noted as `holder[key]`'s value. */
+export function ropeField(holder: object, key: string, pieces: string[]): string {
+  const text = rope(pieces);
   const fields = ropes.get(holder) ?? new Map();
   fields.set(key, { text, pieces });
   ropes.set(holder, fields);
