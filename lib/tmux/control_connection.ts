@@ -73,16 +73,7 @@ export class ControlConnection {
   /** Held shared by every line in flight and by a detach (identify_gate.ts). */
   private readonly gate: SharedLock;
 
-  /**
-   * `onEnd` is told when the connection has ended; `closeIdle` is asked to close it once nobody
-   * used it for IDLE_MS (control_servers.ts closes it in its turn among attaches and detaches).
-   */
-  constructor(
-    client: TmuxClient,
-    target: string | null,
-    private readonly onEnd: () => void,
-    private readonly closeIdle: () => void,
-  ) {
+  constructor(client: TmuxClient, target: string | null, private readonly onEnd: () => void) {
     this.gate = identifyGate(socketPath(client.socket));
     this.child = new Deno.Command(client.bin, {
       args: [
@@ -316,7 +307,7 @@ export class ControlConnection {
   private touch(): void {
     clearTimeout(this.idle);
     const idle = setTimeout(() => {
-      if (this.listeners.size === 0 && this.requests.length === 0) this.closeIdle();
+      if (this.listeners.size === 0 && this.requests.length === 0) this.close();
       else this.touch();
     }, IDLE_MS);
     Deno.unrefTimer(idle);

@@ -32,9 +32,9 @@ export class ControlServer {
   private readonly verified = new Set<ControlConnection>();
   private readonly opening = new Map<string, Promise<ControlConnection | null>>();
   /**
-   * The last attach or detach asked for: they happen one at a time, so waits begun together
-   * share the connection the first of them made instead of each attaching one (ten at once took
-   * tmux down before identify_gate.ts: a starting control client is when tmux can crash).
+   * The last open asked for: opens happen one at a time, so waits begun together share the
+   * connection the first of them made instead of each attaching one. (That a detach never meets
+   * an attach is identify_gate.ts's: a starting control client is when tmux can crash.)
    */
   private turn: Promise<unknown> = Promise.resolve();
   private retryAt = 0;
@@ -116,7 +116,7 @@ export class ControlServer {
     return Date.now() >= this.retryAt && this.connections.size < MAX_CONNECTIONS;
   }
 
-  /** Runs `step` once every attach or detach asked for before it has ended. */
+  /** Runs `step` once every open asked for before it has ended. */
   private inTurn<T>(step: () => Promise<T>): Promise<T> {
     const done = this.turn.then(step);
     this.turn = done.catch(() => {});
@@ -141,7 +141,6 @@ export class ControlServer {
           // The server may have exited with it: a spawned client finds out first.
           this.running = false;
         },
-        () => void this.inTurn(() => connection.close()),
       );
       this.connections.add(connection);
       attachment = await connection.attach(TMUX_ANSWER_SECONDS * 1000);
