@@ -1,7 +1,7 @@
 // The read-only tools that say what exists: the person's tmux servers, and on one server its
-// sessions, windows, panes and one pane's details. They never create a server (every command here fails rather than starting
-// one), read tmux's rows fenced so that no name can forge a row or shift a field
-// (lib/tmux/fenced_rows.ts), and bound every listing, keeping the tail.
+// sessions, windows, panes and one pane's details. They never create a server (every command
+// here fails rather than starting one), read tmux's rows fenced so that no name can forge a row
+// or shift a field (lib/tmux/fenced_rows.ts), and bound every listing, keeping the tail.
 import { sameServerAsCaller } from "../tmux/caller.ts";
 import { listServers, MAX_SERVERS } from "../tmux/servers.ts";
 import { fencedRows } from "../tmux/fenced_rows.ts";
