@@ -34,15 +34,28 @@ type Helper = {
   dir: string;
 };
 
-async function withHelper(fn: (helper: Helper) => Promise<void>): Promise<void> {
+/**
+ * The helper as the server writes it, but starting `sh` as it does where execve's number is not
+ * known (macOS, other machines): perl's exec after setting %ENV in the forked child.
+ */
+const PORTABLE_EXEC_PROGRAM = (() => {
+  const table = "my %EXECVE = (x86_64 => 59, aarch64 => 221);";
+  assert.ok(helperProgram.includes(table), "the helper's execve table, as this test knows it");
+  return helperProgram.replace(table, "my %EXECVE = ();");
+})();
+
+async function withHelper(
+  fn: (helper: Helper) => Promise<void>,
+  programText = helperProgram,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-helper-test-" });
   const program = `${dir}/helper.pl`;
-  await Deno.writeTextFile(program, helperProgram);
+  await Deno.writeTextFile(program, programText);
   const listener = Deno.listen({ transport: "unix", path: `${dir}/channel` });
-  const [command, ...args] = helperCommand(program);
-  // The person's perl settings must not reach the helper: this one would make perl die.
-  const child = new Deno.Command(command, {
-    args,
+  // Started with a descriptor it must not pass on (7, not close-on-exec), as a shell may leave
+  // one; the person's perl settings must not reach it either: PERL5OPT would make perl die.
+  const child = new Deno.Command("/bin/sh", {
+    args: ["-c", 'exec 7</dev/null; exec "$@"', "sh", ...helperCommand(program)],
     env: { PERL5OPT: "-Mtmux_mcp_no_such_module" },
     stdin: "piped",
     stdout: "null",
@@ -109,27 +122,41 @@ async function withHelper(fn: (helper: Helper) => Promise<void>): Promise<void> 
 const LIMITS = { stdout_limit: 1024, stderr_limit: 1024 };
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
-Deno.test("the helper runs a script in the shell's cwd, umask and environment, and nothing else", () =>
-  withHelper(async (helper) => {
-    const script = 'printf "%s|%s|%s|" "$PWD" "$(umask)" "$GREETING"; env | sort | tr "\\n" ,; ' +
-      "ls /dev/fd | tr '\\n' ' ' >&2";
-    const runId = await helper.request(script);
-    await helper.send(
-      { type: "script", run_id: runId, ...LIMITS },
-      new TextEncoder().encode(script),
-    );
-    assert.equal((await helper.next()).message.type, "started");
-    const result = await helper.next();
-    assert.equal(result.message.type, "result");
-    const header = result.message;
-    assert.deepEqual(header.completion, { state: "exited", exit_status: 0, signal: null });
-    const stdout = text(result.body.subarray(0, header.stdout_bytes));
-    const dir = await Deno.realPath(helper.dir);
-    // sh adds PWD (and the dash on Debian OLDPWD is not set): the rest is the shell's.
-    assert.equal(stdout, `${dir}|0027|a=b c|GREETING=a=b c,PATH=/usr/bin:/bin,PWD=${dir},`);
-    // 0, 1, 2 and the descriptor `ls` opened to read the list: no link, no other pipe.
-    assert.equal(text(result.body.subarray(header.stdout_bytes)).trim().split(" ").length, 4);
-  }));
+for (
+  const [how, program] of [
+    ["execve", helperProgram],
+    ["perl's exec, as where execve's number is not known", PORTABLE_EXEC_PROGRAM],
+  ]
+) {
+  Deno.test(`the helper runs a script in the shell's cwd, umask and environment, and nothing else (${how})`, () =>
+    withHelper(async (helper) => {
+      const script = 'printf "%s|%s|%s|" "$PWD" "$(umask)" "$GREETING"; env | sort | tr "\\n" ,; ' +
+        "{ ls /dev/fd | tr '\\n' ' '; echo; grep -E '^Sig(Ign|Blk)' /proc/self/status; } >&2";
+      const runId = await helper.request(script);
+      await helper.send(
+        { type: "script", run_id: runId, ...LIMITS },
+        new TextEncoder().encode(script),
+      );
+      assert.equal((await helper.next()).message.type, "started");
+      const result = await helper.next();
+      assert.equal(result.message.type, "result");
+      const header = result.message;
+      assert.deepEqual(header.completion, { state: "exited", exit_status: 0, signal: null });
+      const stdout = text(result.body.subarray(0, header.stdout_bytes));
+      const dir = await Deno.realPath(helper.dir);
+      // sh adds PWD (and the dash on Debian OLDPWD is not set): the rest is the shell's.
+      assert.equal(stdout, `${dir}|0027|a=b c|GREETING=a=b c,PATH=/usr/bin:/bin,PWD=${dir},`);
+      const [descriptors, ignored, blocked] = text(result.body.subarray(header.stdout_bytes))
+        .split("\n");
+      // 0, 1, 2 and the descriptor `ls` opened to read the list: no link, no other pipe, not the
+      // descriptor the helper was started with.
+      assert.equal(descriptors.trim().split(" ").length, 4, descriptors);
+      // No standard signal (1-31) ignored or blocked, perl's own ignored SIGFPE included.
+      const standard = (line: string) => BigInt(`0x${line.split(/\s+/)[1]}`) & 0x7fffffffn;
+      assert.equal(standard(ignored), 0n, ignored);
+      assert.equal(standard(blocked), 0n, blocked);
+    }, program));
+}
 
 Deno.test("the helper refuses an unknown run, a wrong digest, a NUL and a cwd it cannot enter", () =>
   withHelper(async (helper) => {
