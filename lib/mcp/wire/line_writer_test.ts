@@ -86,6 +86,8 @@ Deno.test("a payload's JSON and its text content come in pieces that never split
     { data: "😀".repeat(70000) },
     { data: `x${"😀".repeat(70000)}`, lone: "\ud800".repeat(40000), gone: undefined },
     { list: ["a".repeat(40000), 1, null, "b".repeat(33000), [`"${"c".repeat(32769)}`]] },
+    // Control characters JSON escapes (and DEL, which it does not), deep in long strings.
+    { data: `${"d".repeat(40000)}\u0001\u001f\u007f${"e".repeat(40000)}\t` },
   ];
   for (const value of values) {
     const json = jsonPieces(value);
