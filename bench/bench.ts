@@ -1,13 +1,14 @@
 // Is tmux_run fast enough to replace what peers do today? This measures it the way a client
 // sees it — the server as its own process over real stdio (read the way a Node client reads it:
-// bench/line_client_transport.ts), panes a person enrolled with
-// `source` — against the usual send-keys + `tmux wait-for` round trip in the same tmux server
-// and against run_command in a plain pane, plus how soon wait_for_text notices new output, a
-// full-size output run against a bare one, the memory of the server with the maximum of 8
-// enrolled panes and of one helper over 2000 runs, what a watched session's control-mode
-// connection costs while its panes write, how soon ten concurrent waits answer while other
-// panes flood output (bench/concurrent_waits.ts), and what the MCP SDK costs beside a bare SDK
-// server (bench/sdk_cost.ts).
+// bench/line_client_transport.ts), panes a person enrolled with `source` — against the usual
+// send-keys + `tmux wait-for` round trip in the same tmux server and against run_command in a
+// plain pane, plus how soon wait_for_text notices new output, a full-size output run against a
+// bare one (and the same scripts run alone, for the least ratio a server could show:
+// bench/scripts_alone.ts), the memory of the server with the maximum of 8 enrolled panes and of
+// one helper over 2000 runs, what a watched session's control-mode connection costs while its
+// panes write, how soon ten concurrent waits answer while other panes flood output
+// (bench/concurrent_waits.ts), and what the MCP SDK costs beside a bare SDK server
+// (bench/sdk_cost.ts).
 import { Client } from "../lib/dev_deps.ts";
 import { LineClientTransport } from "./line_client_transport.ts";
 import { benchCommandLine, helperOfPane, serverArgs } from "./server_process.ts";
@@ -26,6 +27,7 @@ import { sdkCost } from "./sdk_cost.ts";
 import { benchGeneralCalls, benchSearch } from "./general_calls.ts";
 import { benchConcurrentWaits, printConcurrentWaits } from "./concurrent_waits.ts";
 import { round, summarize, type Summary } from "./stats.ts";
+import { benchScriptsAlone, ratioFloors, type ScriptsAlone } from "./scripts_alone.ts";
 
 // The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
 const { v8Flags } = benchCommandLine();
@@ -50,6 +52,8 @@ const BIG_SCRIPT = `head -c ${BIG_BYTES} /dev/zero | tr '\\0' a; ` +
 // The same output from one process, without the four extra processes of the pipelines.
 const BIG_SCRIPT_ONE_PROCESS =
   `perl -e 'print "a" x ${BIG_BYTES}; print STDERR "b" x ${BIG_BYTES}'`;
+// Each run of the scripts alone (bench/scripts_alone.ts) costs about 35 ms on these VMs.
+const ALONE_RUNS = 40;
 
 // deno-lint-ignore no-explicit-any
 type Payload = any;
@@ -360,6 +364,7 @@ type Results = {
   wakeUp: Summary;
   big: Summary;
   bigOneProcess: Summary;
+  alone: ScriptsAlone;
   server: { idleRss: number; rss: number; peak: number; phases: Record<string, number> };
   helper: { atEnrollment: number; before: number; early: number; late: number; peak: number };
   control: Awaited<ReturnType<typeof controlCost>>;
@@ -375,6 +380,7 @@ function report(results: Results): void {
   const runCommandRatio = round(results.runCommand.p50 / results.baseline.p50);
   const bigRatio = round(results.big.p50 / results.run.p50);
   const bigOneProcessRatio = round(results.bigOneProcess.p50 / results.run.p50);
+  const floors = ratioFloors(results.alone, results.run.p50);
   const helperGrowth = round(results.helper.late / results.helper.early);
   console.log(`round trips for \`true\` (${TIMED} timed after ${WARMUP} warm-up, ms)`);
   console.table({
@@ -390,6 +396,11 @@ function report(results: Results): void {
     `256 KiB stdout + 256 KiB stderr, p50 of ${BIG_RUNS}: ${results.big.p50} ms ` +
       `(${bigRatio}x a bare \`true\`); written by one perl process: ` +
       `${results.bigOneProcess.p50} ms (${bigOneProcessRatio}x)`,
+  );
+  console.log(
+    `the same scripts alone (sh -c from the bench, ${ALONE_RUNS} runs, p50 ms): ` +
+      `${JSON.stringify(results.alone)}; least ratio to tmux_run \`true\` a server adding ` +
+      `nothing for the output could show: ${JSON.stringify(floors)}`,
   );
   console.log(
     `server RSS with ${ENROLLED_PANES} enrolled panes: ${results.server.idleRss} MiB before any ` +
@@ -429,6 +440,8 @@ function report(results: Results): void {
     big_output_ratio_to_true_p50: bigRatio,
     big_output_one_process_ms: { p50: results.bigOneProcess.p50 },
     big_output_one_process_ratio_to_true_p50: bigOneProcessRatio,
+    big_output_scripts_alone_ms: results.alone,
+    big_output_ratio_floor_p50: floors,
     server_rss_mib_8_enrolled_before_runs: results.server.idleRss,
     server_rss_mib_8_enrolled: results.server.rss,
     server_peak_rss_mib_8_enrolled: results.server.peak,
@@ -491,6 +504,10 @@ async function main(): Promise<void> {
           () => benchBigOutput(mcp, enrolled[0], BIG_SCRIPT_ONE_PROCESS),
         ),
       );
+      const alone = await benchScriptsAlone(
+        { pipelines: BIG_SCRIPT, one_process: BIG_SCRIPT_ONE_PROCESS },
+        ALONE_RUNS,
+      );
       const server = await phase("8_concurrent", () => serverMemory(mcp, enrolled));
       const helper = {
         atEnrollment: helperAtEnrollment,
@@ -516,6 +533,7 @@ async function main(): Promise<void> {
         wakeUp,
         big,
         bigOneProcess,
+        alone,
         server: { idleRss, ...server, phases },
         helper,
         control,
