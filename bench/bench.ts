@@ -282,11 +282,36 @@ async function helperMemory(pid: number, mcp: Mcp, pane: string) {
   return { before, early, late, peak: await memoryMiB(pid, "VmHWM") };
 }
 
-/** User plus system CPU time a process has used, in ms (clock ticks are 10 ms here). */
-async function cpuMs(pid: number): Promise<number> {
+/**
+ * User plus system CPU time a process has used, in ms (clock ticks are 10 ms here); with
+ * `waitedFor`, that of its children it has waited for instead (a helper's forked child and the
+ * `sh` it becomes).
+ */
+async function cpuMs(pid: number, waitedFor = false): Promise<number> {
   const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  const [user, system] = waitedFor ? [13, 14] : [11, 12];
+  return (Number(fields[user]) + Number(fields[system])) * 10;
+}
+
+/** Where a tmux_run of `true` spends CPU, per run: each process's part over `runs` runs. */
+async function cpuPerRun(
+  pids: { server: number; helper: number; zsh: number; tmux: number },
+  runs: () => Promise<number>,
+): Promise<Record<string, number>> {
+  const read = async (): Promise<Record<string, number>> => ({
+    server: await cpuMs(pids.server),
+    helper: await cpuMs(pids.helper),
+    helper_children: await cpuMs(pids.helper, true),
+    zsh: await cpuMs(pids.zsh),
+    tmux: await cpuMs(pids.tmux),
+  });
+  const before = await read();
+  const count = await runs();
+  const after = await read();
+  return Object.fromEntries(
+    Object.entries(after).map(([name, ms]) => [name, round((ms - before[name]) / count)]),
+  );
 }
 
 /**
@@ -359,6 +384,7 @@ async function stopServer(mcp: Mcp): Promise<void> {
 
 type Results = {
   run: Summary;
+  runCpu: Record<string, number>;
   runCommand: Summary;
   baseline: Summary;
   wakeUp: Summary;
@@ -389,6 +415,7 @@ function report(results: Results): void {
     "send-keys + wait-for (plain pane)": results.baseline,
   });
   console.log(`ratio of p50 (tmux_run / send-keys + wait-for): ${ratio}`);
+  console.log(`CPU ms per tmux_run of \`true\`, by process: ${JSON.stringify(results.runCpu)}`);
   console.log(`ratio of p50 (run_command / send-keys + wait-for): ${runCommandRatio}`);
   console.log(`wait_for_text wake-up after the output's Enter (${WAKE_RUNS} runs, ms)`);
   console.table({ "wait_for_text": results.wakeUp });
@@ -431,6 +458,7 @@ function report(results: Results): void {
   console.log(JSON.stringify({
     server_v8_flags: v8Flags,
     tmux_run_true_ms: results.run,
+    tmux_run_true_cpu_ms_per_run: results.runCpu,
     run_command_true_ms: results.runCommand,
     baseline_send_keys_wait_for_ms: results.baseline,
     ratio_p50: ratio,
@@ -487,9 +515,19 @@ async function main(): Promise<void> {
         phases[name] = await memoryMiB(mcp.pid, "VmRSS");
         return value;
       };
-      const run = summarize(
-        await phase("tmux_run", () => measure(TIMED, () => tmuxRun(mcp, enrolled[0], "true"))),
-      );
+      const tmuxRunPids = {
+        server: mcp.pid,
+        helper: await helperOfPane(lab, enrolled[0]),
+        zsh: Number(await lab.tmuxCmd("display-message", "-p", "-t", enrolled[0], "#{pane_pid}")),
+        tmux: Number(await lab.tmuxCmd("display-message", "-p", "#{pid}")),
+      };
+      let runDurations: number[] = [];
+      const runCpu = await cpuPerRun(tmuxRunPids, async () => {
+        runDurations = await measure(TIMED, () => tmuxRun(mcp, enrolled[0], "true"));
+        return WARMUP + TIMED;
+      });
+      phases["tmux_run"] = await memoryMiB(mcp.pid, "VmRSS");
+      const run = summarize(runDurations);
       const runCommand = summarize(
         await phase("run_command", () => benchRunCommand(lab, mcp, runCommandPane)),
       );
@@ -528,6 +566,7 @@ async function main(): Promise<void> {
       const sdk = await sdkCost();
       report({
         run,
+        runCpu,
         runCommand,
         baseline,
         wakeUp,
