@@ -203,8 +203,10 @@ sub take_records {
 # In the forked child: lead a new group in the shell's session (so /dev/tty opens), adopt
 # what the script's descendants orphan, unblock every signal, put the run's three pipes on 0-2,
 # take the shell's directory, umask and environment (`argv` and `envp`: execve's arrays, packed
-# by the parent), exec `sh`. Only system calls here, or as few perl steps as can be (above). `report` tells the helper, before the exec closes
-# it, whether `sh` adopts orphans ("A") and, if the script cannot start, why ("F" and a reason).
+# by the parent), exec `sh`. System calls only, or as few perl steps as can be (the signal
+# handlers above say why). Where execve fails, perl's exec tries once more and its error says
+# why. `report` tells the helper, before the exec closes it, whether `sh` adopts orphans ("A")
+# and, if the script cannot start, why ("F" and a reason).
 sub become_script {
   my ($request, $script, $stdin, $stdout, $stderr, $report, $argv, $envp) = @_;
   my $fail = sub {
