@@ -28,6 +28,7 @@ import { benchGeneralCalls, benchSearch } from "./general_calls.ts";
 import { benchConcurrentWaits, printConcurrentWaits } from "./concurrent_waits.ts";
 import { round, summarize, type Summary } from "./stats.ts";
 import { benchScriptsAlone, ratioFloors, type ScriptsAlone } from "./scripts_alone.ts";
+import { procCounters } from "./proc_stat.ts";
 
 // The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
 const { v8Flags } = benchCommandLine();
@@ -282,36 +283,34 @@ async function helperMemory(pid: number, mcp: Mcp, pane: string) {
   return { before, early, late, peak: await memoryMiB(pid, "VmHWM") };
 }
 
-/**
- * User plus system CPU time a process has used, in ms (clock ticks are 10 ms here); with
- * `waitedFor`, that of its children it has waited for instead (a helper's forked child and the
- * `sh` it becomes).
- */
-async function cpuMs(pid: number, waitedFor = false): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const [user, system] = waitedFor ? [13, 14] : [11, 12];
-  return (Number(fields[user]) + Number(fields[system])) * 10;
+/** CPU ms a process has used (utime + stime). */
+async function cpuMs(pid: number): Promise<number> {
+  return (await procCounters(pid)).cpuMs;
 }
 
-/** Where a tmux_run of `true` spends CPU, per run: each process's part over `runs` runs. */
-async function cpuPerRun(
+/**
+ * `calls` tool calls made by `step`, with where they spent CPU: each process's part per call
+ * (the helper's children: those it waited for, its forked child and the `sh` it becomes).
+ */
+async function withCpuPerCall<T>(
   pids: { server: number; helper: number; zsh: number; tmux: number },
-  runs: () => Promise<number>,
-): Promise<Record<string, number>> {
+  calls: number,
+  step: () => Promise<T>,
+): Promise<{ value: T; cpuPerCall: Record<string, number> }> {
   const read = async (): Promise<Record<string, number>> => ({
     server: await cpuMs(pids.server),
     helper: await cpuMs(pids.helper),
-    helper_children: await cpuMs(pids.helper, true),
+    helper_children: (await procCounters(pids.helper)).childCpuMs,
     zsh: await cpuMs(pids.zsh),
     tmux: await cpuMs(pids.tmux),
   });
   const before = await read();
-  const count = await runs();
+  const value = await step();
   const after = await read();
-  return Object.fromEntries(
-    Object.entries(after).map(([name, ms]) => [name, round((ms - before[name]) / count)]),
+  const cpuPerCall = Object.fromEntries(
+    Object.entries(after).map(([name, ms]) => [name, round((ms - before[name]) / calls)]),
   );
+  return { value, cpuPerCall };
 }
 
 /**
@@ -521,12 +520,15 @@ async function main(): Promise<void> {
         zsh: Number(await lab.tmuxCmd("display-message", "-p", "-t", enrolled[0], "#{pane_pid}")),
         tmux: Number(await lab.tmuxCmd("display-message", "-p", "#{pid}")),
       };
-      let runDurations: number[] = [];
-      const runCpu = await cpuPerRun(tmuxRunPids, async () => {
-        runDurations = await measure(TIMED, () => tmuxRun(mcp, enrolled[0], "true"));
-        return WARMUP + TIMED;
-      });
-      phases["tmux_run"] = await memoryMiB(mcp.pid, "VmRSS");
+      const { value: runDurations, cpuPerCall: runCpu } = await phase(
+        "tmux_run",
+        () =>
+          withCpuPerCall(
+            tmuxRunPids,
+            WARMUP + TIMED,
+            () => measure(TIMED, () => tmuxRun(mcp, enrolled[0], "true")),
+          ),
+      );
       const run = summarize(runDurations);
       const runCommand = summarize(
         await phase("run_command", () => benchRunCommand(lab, mcp, runCommandPane)),

@@ -21,6 +21,7 @@ import { closeControlConnections, serverAnswered, serverFor } from "../lib/tmux/
 import { randomHex } from "../lib/util/ids.ts";
 import { delay } from "../lib/util/delay.ts";
 import { round, summarize, type Summary } from "./stats.ts";
+import { procCounters } from "./proc_stat.ts";
 
 /** A tool call that answers the tool's payload and reports each progress notification. */
 export type ProgressCall = (
@@ -153,13 +154,6 @@ async function controlFloor(lab: PrivateLab, pane: QuietPane): Promise<number[]>
   return durations;
 }
 
-/** User plus system CPU time a process has used, in ms (clock ticks are 10 ms here). */
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 async function tmuxVersion(lab: PrivateLab): Promise<string> {
   const out = await new Deno.Command(lab.tmux.bin, { args: ["-V"], stdout: "piped" }).output();
   return new TextDecoder().decode(out.stdout).trim();
@@ -199,13 +193,14 @@ export async function benchConcurrentWaits(lab: PrivateLab, call: ProgressCall, 
       return sizes.every((size) => Number(size) > 100);
     });
     const tmuxPid = Number(await lab.tmuxCmd("display-message", "-p", "#{pid}"));
-    const cpuBefore = await cpuMs(tmuxPid);
+    const cpuBefore = (await procCounters(tmuxPid)).cpuMs;
     const wallBefore = performance.now();
     ms.spawned_client_flooded = summarize(await spawnedClient(lab));
     ms.control_floor_flooded = await floor();
     ms.ten_waits_flooded = summarize(await rounds(call, panes, count, "staggered"));
     ms.ten_waits_flooded_burst = summarize(await rounds(call, panes, count, "burst"));
-    const cpuShare = ((await cpuMs(tmuxPid)) - cpuBefore) / (performance.now() - wallBefore);
+    const cpuShare = ((await procCounters(tmuxPid)).cpuMs - cpuBefore) /
+      (performance.now() - wallBefore);
     const flooded = ms.ten_waits_flooded;
     return {
       tmux: await tmuxVersion(lab),

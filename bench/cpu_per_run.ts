@@ -15,6 +15,7 @@ import {
   serverArgs,
 } from "./server_process.ts";
 import { openLab } from "../lib/cli/private_lab.ts";
+import { procCounters } from "./proc_stat.ts";
 
 const { v8Flags, runs: RUNS } = benchCommandLine(100);
 const WARMUP = 5;
@@ -23,21 +24,6 @@ const SCRIPTS = {
   "true": "true",
   "256 KiB + 256 KiB, one perl": `perl -e 'print "a" x ${BYTES}; print STDERR "b" x ${BYTES}'`,
 };
-
-/**
- * What `pid` has used so far: CPU milliseconds, its minor page faults, and those of its children
- * it has waited for (a helper's forked child and the `sh` it becomes). On these VMs a fault that
- * must bring in a page costs about 17.5 µs (README, Benchmark), so faults are a cost of their own.
- */
-async function usage(pid: number): Promise<{ cpuMs: number; faults: number; childFaults: number }> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return {
-    cpuMs: (Number(fields[11]) + Number(fields[12])) * 10,
-    faults: Number(fields[7]),
-    childFaults: Number(fields[8]),
-  };
-}
 
 async function peakMib(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
@@ -70,10 +56,16 @@ try {
           stderr_limit: BYTES,
         });
       for (let i = 0; i < WARMUP; i++) await run();
-      const before = { server: await usage(transport.pid), helper: await usage(helper) };
+      const before = {
+        server: await procCounters(transport.pid),
+        helper: await procCounters(helper),
+      };
       const start = performance.now();
       for (let i = 0; i < RUNS; i++) await run();
-      const after = { server: await usage(transport.pid), helper: await usage(helper) };
+      const after = {
+        server: await procCounters(transport.pid),
+        helper: await procCounters(helper),
+      };
       const perRun = (value: number) => round(value / RUNS);
       rows[name] = {
         "wall ms": perRun(performance.now() - start),

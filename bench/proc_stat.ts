@@ -1,0 +1,23 @@
+// A process's counters from /proc/PID/stat, for the benchmarks: CPU time in ms (clock ticks are
+// 10 ms here) and minor page faults, its own and those of the children it has waited for (a
+// helper's forked child and the `sh` it becomes). On these VMs a fault that must bring in a page
+// costs about 17.5 µs (README, Benchmark), so faults are a cost of their own.
+
+export type ProcCounters = {
+  cpuMs: number;
+  childCpuMs: number;
+  faults: number;
+  childFaults: number;
+};
+
+export async function procCounters(pid: number): Promise<ProcCounters> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  // The fields after the command name, which is parenthesised and may hold spaces or parentheses.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+  return {
+    cpuMs: (fields[11] + fields[12]) * 10,
+    childCpuMs: (fields[13] + fields[14]) * 10,
+    faults: fields[7],
+    childFaults: fields[8],
+  };
+}
