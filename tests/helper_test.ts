@@ -12,7 +12,7 @@ import {
 import { helperCommand, helperProgram } from "../lib/run/helper_program.ts";
 import sha256Source from "../lib/run/sha256.pl" with { type: "text" };
 import { randomHex, sha256Hex } from "../lib/util/ids.ts";
-import { processExists } from "../lib/run/procfs.ts";
+import { childrenOf, processExists } from "../lib/run/procfs.ts";
 import { waitFor } from "../lib/cli/private_lab.ts";
 import { openPidsLimit, pidsLimitAvailable } from "./pids_limit.ts";
 
@@ -34,15 +34,33 @@ type Helper = {
   dir: string;
 };
 
+/** The helper program with one of its tables of system call numbers emptied. */
+function withoutTable(program: string, table: RegExp): string {
+  assert.match(program, table, "the helper's table, as this test knows it");
+  return program.replace(table, (found) => `${found.slice(0, found.indexOf("=") + 1)} ();`);
+}
+
 /**
- * The helper as the server writes it, but starting `sh` as it does where execve's number is not
- * known (macOS, other machines): perl's exec after setting %ENV in the forked child.
+ * The helper as the server writes it, but forking `sh` itself, as where the launcher cannot start
+ * (macOS, other machines) or failed.
  */
-const PORTABLE_EXEC_PROGRAM = (() => {
-  const table = "my %EXECVE = (x86_64 => 59, aarch64 => 221);";
-  assert.ok(helperProgram.includes(table), "the helper's execve table, as this test knows it");
-  return helperProgram.replace(table, "my %EXECVE = ();");
-})();
+const FORKING_PROGRAM = withoutTable(helperProgram, /my %LAUNCHER_CALLS = \([^;]*\);/);
+
+/**
+ * The helper forking `sh` itself as where execve's number is not known either (macOS, other
+ * machines): perl's exec after setting %ENV in the forked child.
+ */
+const PORTABLE_EXEC_PROGRAM = withoutTable(FORKING_PROGRAM, /my %EXECVE = \([^;]*\);/);
+
+/** The launcher: the helper's one child between runs, where it starts (Linux). */
+async function launcherOf(helperPid: number): Promise<number[]> {
+  const children = await childrenOf(helperPid);
+  const named = await Promise.all(children.map(async (pid) => {
+    const command = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
+    return command.startsWith("tmux-mcp launcher") ? [pid] : [];
+  }));
+  return named.flat();
+}
 
 async function withHelper(
   fn: (helper: Helper) => Promise<void>,
@@ -106,14 +124,20 @@ async function withHelper(
       return runId;
     },
   };
+  let launcher: number[] = [];
   try {
     const hello = await next();
     assert.deepEqual(hello.message, { type: "hello", token: TOKEN, pid: child.pid });
+    launcher = await launcherOf(child.pid);
+    assert.equal(launcher.length, programText === helperProgram ? 1 : 0, "the helper's launcher");
     await fn(helper);
   } finally {
     await shell.close().catch(() => {});
     await writer.close().catch(() => {});
     await waitFor("the helper to exit", async () => !await processExists(child.pid));
+    for (const pid of launcher) {
+      await waitFor("the launcher to go with the helper", async () => !await processExists(pid));
+    }
     await child.status;
     await Deno.remove(dir, { recursive: true });
   }
@@ -124,7 +148,8 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 for (
   const [how, program] of [
-    ["execve", helperProgram],
+    ["the launcher's clone", helperProgram],
+    ["the helper's fork and execve, as where the launcher cannot start", FORKING_PROGRAM],
     ["perl's exec, as where execve's number is not known", PORTABLE_EXEC_PROGRAM],
   ]
 ) {
@@ -335,15 +360,16 @@ Deno.test({
 const PIDS_LIMIT = await pidsLimitAvailable();
 
 Deno.test({
-  name: "a helper whose fork the system refuses says so, and runs the next script" +
+  name: "a helper whose process the system refuses says so, and runs the next script" +
     (PIDS_LIMIT ? "" : " (skipped: no writable pids cgroup, and ulimit -u does not bind root)"),
   ignore: !PIDS_LIMIT,
   fn: () =>
     withHelper(async (helper) => {
       const limit = await openPidsLimit(`tmux-mcp-helper-test-${randomHex(4)}`);
       assert.ok(limit);
+      const launcher = await launcherOf(helper.child.pid);
       try {
-        await limit.hold(helper.child.pid);
+        await limit.holdHelper(helper.child.pid);
         const runId = await helper.request("true");
         await helper.send(
           { type: "script", run_id: runId, ...LIMITS },
@@ -364,8 +390,35 @@ Deno.test({
       );
       assert.equal((await helper.next()).message.type, "started");
       assert.equal(text((await helper.next()).body), "fine\n");
+      assert.deepEqual(await launcherOf(helper.child.pid), launcher, "the launcher stays");
     }),
 });
+
+Deno.test("a helper killed with SIGKILL leaves no launcher behind", () =>
+  withHelper(async (helper) => {
+    const [launcher] = await launcherOf(helper.child.pid);
+    assert.ok(launcher, "the helper's launcher");
+    Deno.kill(helper.child.pid, "SIGKILL");
+    await waitFor(
+      "the launcher to see its request pipe end",
+      async () => !await processExists(launcher),
+    );
+  }));
+
+Deno.test("a helper whose launcher was killed forks the next script itself and reaps the launcher", () =>
+  withHelper(async (helper) => {
+    const [launcher] = await launcherOf(helper.child.pid);
+    assert.ok(launcher, "the helper's launcher");
+    Deno.kill(launcher, "SIGKILL");
+    const runId = await helper.request('echo "$PPID"');
+    await helper.send(
+      { type: "script", run_id: runId, ...LIMITS },
+      new TextEncoder().encode('echo "$PPID"'),
+    );
+    assert.equal((await helper.next()).message.type, "started");
+    assert.equal(text((await helper.next()).body), `${helper.child.pid}\n`);
+    assert.deepEqual(await childrenOf(helper.child.pid), [], "the helper's children after it");
+  }));
 
 Deno.test("the plain-perl SHA-256, for a perl without Digest::SHA, agrees with WebCrypto", async () => {
   const sizes = [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000, 65536];

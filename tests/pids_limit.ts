@@ -3,10 +3,16 @@
 // cgroup whose pids.max is what it already holds gets EAGAIN from its next fork, as a user over
 // `ulimit -u` would. This finds a writable pids controller (cgroup v1's own hierarchy, or v2's
 // unified one), and puts a process back where it was before the cgroup is removed.
+import { childrenOf } from "../lib/run/procfs.ts";
 
 /** A pids cgroup made for one test; `hold` moves a process in and closes the door behind it. */
 export type PidsLimit = {
   hold(pid: number): Promise<void>;
+  /**
+   * Holds a helper and its children: on Linux its launcher, which starts each script's `sh`
+   * (lib/run/helper.pl), so it is the launcher's next process the system must refuse.
+   */
+  holdHelper(helperPid: number): Promise<void>;
   /** Puts every held process back into its own cgroup and removes this one. */
   close(): Promise<void>;
 };
@@ -54,12 +60,16 @@ export async function openPidsLimit(name: string): Promise<PidsLimit | null> {
       return null;
     }
     const homes = new Map<number, string>();
+    const hold = async (pid: number) => {
+      homes.set(pid, await cgroupOf(pid, hierarchy));
+      await Deno.writeTextFile(`${path}/cgroup.procs`, String(pid));
+      const current = (await Deno.readTextFile(`${path}/pids.current`)).trim();
+      await Deno.writeTextFile(`${path}/pids.max`, current);
+    };
     return {
-      async hold(pid) {
-        homes.set(pid, await cgroupOf(pid, hierarchy));
-        await Deno.writeTextFile(`${path}/cgroup.procs`, String(pid));
-        const current = (await Deno.readTextFile(`${path}/pids.current`)).trim();
-        await Deno.writeTextFile(`${path}/pids.max`, current);
+      hold,
+      async holdHelper(helperPid) {
+        for (const pid of [helperPid, ...await childrenOf(helperPid)]) await hold(pid);
       },
       async close() {
         await Deno.writeTextFile(`${path}/pids.max`, "max");

@@ -161,6 +161,11 @@ Deno.test("each script's sh is the helper's own child, leads its own group, with
       const standard = (line: string) => BigInt(`0x${line.split(/\s+/)[1]}`) & 0x7fffffffn;
       assert.equal(standard(ignored), 0n, ignored);
       assert.equal(standard(blocked), 0n, blocked);
-      assert.deepEqual(await childrenOf(helperPid), [], "the helper's children after the run");
+      // Reaped: what the helper has left is its launcher (lib/run/helper.pl), which cloned sh.
+      const left = await Promise.all((await childrenOf(helperPid)).map((pid) =>
+        // perl's $0 keeps the length of the command line it replaced: padded, NUL-separated.
+        Deno.readTextFile(`/proc/${pid}/cmdline`).then((line) => line.split("\0")[0])
+      ));
+      assert.deepEqual(left, ["tmux-mcp launcher"], "the helper's children after the run");
     });
   }));

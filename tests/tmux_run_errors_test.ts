@@ -357,7 +357,7 @@ Deno.test(
 const PIDS_LIMIT = await pidsLimitAvailable();
 
 Deno.test({
-  name: "a helper that cannot fork gets capacity, not_sent, and the next run works" +
+  name: "a helper the system refuses a process gets capacity, not_sent, and the next run works" +
     (PIDS_LIMIT ? "" : " (skipped: no writable pids cgroup, and ulimit -u does not bind root)"),
   ignore: !PIDS_LIMIT,
   fn: enrolled(async (lab, s) => {
@@ -365,7 +365,7 @@ Deno.test({
     const limit = await openPidsLimit(`tmux-mcp-errors-test-${shell.helperPid}`);
     assert.ok(limit);
     try {
-      await limit.hold(shell.helperPid);
+      await limit.holdHelper(shell.helperPid);
       const result = await s.run(`touch '${lab.dir}/ran'`);
       assertAuthorizedNotRun(result, "capacity");
       assert.match(result.error.message, /refused the helper a new process/);

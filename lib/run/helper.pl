@@ -15,6 +15,128 @@
 # strict pattern; the helper's are built here from checked values only.
 use strict;
 use warnings;
+
+# --- The launcher (Linux). On the VMs we measure on, each page a process writes after a fork is
+# a copy of about 17 µs, and the helper, with its modules and heap, wrote some 125 after each fork
+# of a script (about 4 ms of its CPU per run). So the helper forks once, here, before it loads a
+# module, and that small perl (under 1 MiB of its own pages) starts each script instead: by
+# clone(2) with CLONE_PARENT, so the script's `sh` is still the helper's own child, waited on and
+# stopped by the helper as if it had forked it. perl-base cannot pass descriptors over a socket,
+# so the launcher opens the helper's ends of the run's pipes through /proc/HELPER/fd, on its own
+# 0-2 before the clone (with the shell's directory and umask), and the child only leads its
+# group, adopts orphans and execs `sh`. The helper sends the system calls' numbers first (it
+# knows its machine once POSIX is loaded) or closes the pipe where it has none; a launcher that
+# fails is retired and the helper forks each script itself, as it does on macOS. The launcher
+# leaves when its request pipe ends. README (Benchmark) has the numbers.
+my ($launch_requests, $launch_answers, $launcher_pid);
+
+# `count` bytes from the helper, or undef at the pipe's end.
+sub launcher_read {
+  my ($requests, $count) = @_;
+  my $bytes = '';
+  while (length $bytes < $count) {
+    my $got = sysread $requests, $bytes, $count - length $bytes, length $bytes;
+    next if !defined $got && $! == 4;    # EINTR, on every Linux
+    return undef unless $got;
+  }
+  return $bytes;
+}
+
+# One record from the helper: a u32 length, then NUL-separated fields; undef at the pipe's end.
+sub launcher_record {
+  my ($requests) = @_;
+  my $length = launcher_read($requests, 4) // return undef;
+  my $record = launcher_read($requests, unpack 'N', $length) // return undef;
+  return [split /\0/, $record, -1];
+}
+
+# One run's `sh`, cloned. The launcher takes the run's pipes as its own 0-2 and the shell's
+# directory and umask before the clone, so the child has the least to do (each page it writes is
+# a copy): lead a new group, adopt orphans, exec. The answer: the pid; or 0 when the directory
+# could not be entered, -1 when the system refused a process or memory, -2 for anything else
+# (the helper then forks the script itself).
+sub launch_one {
+  my ($calls, $helper, $request) = @_;
+  my ($in, $out, $err, $report, $cwd, $umask, $script, @environment) = @$request;
+  my @ends;
+  for ([$in, 0], [$out, 1], [$err, 1], [$report, 1]) {
+    sysopen my $end, "/proc/$helper/fd/$_->[0]", $_->[1] or return -2;
+    push @ends, $end;
+  }
+  chdir $cwd or return 0;
+  umask $umask if length $umask;
+  for my $fd (0 .. 2) {
+    return -2 unless syscall($calls->{dup3}, fileno $ends[$fd], $fd, 0) == $fd;
+  }
+  my $argv = pack 'p*', '/bin/sh', '-c', $script, undef;
+  my $envp = pack 'p*', @environment, undef;
+  # syscall(2) passes a string by its address and needs it writable: no literals.
+  my ($sh, $report_end) = ('/bin/sh', $ends[3]);
+  # CLONE_PARENT (0x8000): the child is the helper's; SIGCHLD (17) to it at the child's exit.
+  my $pid = syscall($calls->{clone}, 0x8000 | 17, 0, 0, 0, 0);
+  if ($pid == 0) {
+    if (setpgrp 0, 0) {
+      syswrite $report_end, 'A' if syscall($calls->{prctl}, 36, 1, 0, 0, 0) == 0;
+      syscall($calls->{execve}, $sh, $argv, $envp);
+    }
+    my $errno = 0 + $!;
+    syswrite $report_end,
+      (grep { $errno == $calls->{$_} } qw(e2big enomem eagain)) ? 'Fresources' : 'Fstart';
+    syscall($calls->{exit_group}, 127);
+  }
+  return $pid if $pid > 0;
+  return $! == $calls->{eagain} || $! == $calls->{enomem} ? -1 : -2;
+}
+
+sub launcher_main {
+  my ($requests, $answers, $helper) = @_;
+  $0 = 'tmux-mcp launcher';
+  open STDIN, '<', '/dev/null';
+  open STDOUT, '>', '/dev/null';
+  open STDERR, '>', '/dev/null';
+  open my $null, '+<', '/dev/null';
+  # What a script starts with: handled signals go back to their defaults at exec (see the
+  # helper's handlers below), none blocked; perl ignores SIGFPE for itself.
+  $SIG{$_} = sub { } for qw(HUP INT PIPE QUIT ALRM USR1 USR2 TSTP TTIN TTOU);
+  $SIG{TERM} = sub { exit 0 };
+  $SIG{FPE} = 'DEFAULT';
+  my $init = launcher_record($requests) or exit 0;
+  my %calls = @$init;
+  my $no_signals = "\0" x 8;
+  syscall($calls{rt_sigprocmask}, 2, $no_signals, 0, 8);
+  if (opendir my $fds, '/dev/fd') {
+    my %keep = map { $_ => 1 } 0 .. 2, map { fileno $_ } $requests, $answers, $null, $fds;
+    my @inherited = grep { /\A[0-9]+\z/ && !$keep{$_} } readdir $fds;
+    closedir $fds;
+    syscall($calls{close}, 0 + $_) for @inherited;
+  }
+  while (my $request = launcher_record($requests)) {
+    my $answer = launch_one(\%calls, $helper, $request);
+    # Back to nothing on 0-2 and in `/` before the answer: once the helper has it, the launcher
+    # holds no end of the run's pipes (they must reach their EOF) and no directory.
+    syscall($calls{dup3}, fileno $null, $_, 0) for 0 .. 2;
+    chdir '/';
+    syswrite $answers, pack 'l', $answer;
+  }
+  exit 0;
+}
+
+BEGIN {
+  if ($^O eq 'linux' && pipe(my $requests, $launch_requests) && pipe($launch_answers, my $answers)) {
+    my $helper = $$;
+    $launcher_pid = fork;
+    if (defined $launcher_pid && $launcher_pid == 0) {
+      close $_ for $launch_requests, $launch_answers;
+      launcher_main($requests, $answers, $helper);
+    }
+    close $_ for $requests, $answers;
+    if (!$launcher_pid) {
+      close $_ for $launch_requests, $launch_answers;
+      ($launch_requests, $launch_answers, $launcher_pid) = ();
+    }
+  }
+}
+
 use POSIX ();
 use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
 use Errno qw(EINTR EAGAIN ENOMEM E2BIG);
@@ -24,7 +146,9 @@ use Fcntl qw(F_GETFL F_SETFL F_GETFD F_SETFD FD_CLOEXEC O_NONBLOCK);
 # descriptor perl opens from now on is close-on-exec (it sets that above $^F, 2), so a script
 # gets only the three its child sets up.
 if (opendir my $fds, '/dev/fd') {
-  my @inherited = grep { /\A[0-9]+\z/ && $_ > 2 && $_ != fileno $fds } readdir $fds;
+  my %keep = map { $_ => 1 } 0 .. 2, fileno $fds,
+    $launcher_pid ? (fileno $launch_requests, fileno $launch_answers) : ();
+  my @inherited = grep { /\A[0-9]+\z/ && !$keep{$_} } readdir $fds;
   closedir $fds;
   POSIX::close($_) for @inherited;
 }
@@ -83,6 +207,75 @@ my $NO_SIGNALS = POSIX::SigSet->new();
 my %EXECVE = (x86_64 => 59, aarch64 => 221);
 my $EXECVE = $^O eq 'linux' ? $EXECVE{ (POSIX::uname())[4] } : undef;
 my ($SH, $DASH_C) = ('/bin/sh', '-c');
+
+# The launcher's system calls (the launcher above), by machine; elsewhere it goes at once.
+my %LAUNCHER_CALLS = (
+  x86_64 => {
+    clone => 56, dup3 => 292, execve => 59, exit_group => 231, prctl => 157,
+    rt_sigprocmask => 14, close => 3,
+  },
+  aarch64 => {
+    clone => 220, dup3 => 24, execve => 221, exit_group => 94, prctl => 167,
+    rt_sigprocmask => 135, close => 57,
+  },
+);
+
+# One record to the launcher (its `launcher_record` reads it); false when it is gone.
+sub tell_launcher {
+  my $record = join "\0", @_;
+  $record = pack('N', length $record) . $record;
+  my $at = 0;
+  while ($at < length $record) {
+    my $wrote = syswrite $launch_requests, $record, length($record) - $at, $at;
+    if (!defined $wrote) {
+      next if $! == EINTR;
+      return 0;
+    }
+    $at += $wrote;
+  }
+  return 1;
+}
+
+# Forks from here on: the launcher failed, or there was none. A launcher stopped or stuck goes
+# too; it holds nothing of a run's.
+sub retire_launcher {
+  return unless $launcher_pid;
+  close $_ for $launch_requests, $launch_answers;
+  kill 'KILL', $launcher_pid;
+  waitpid $launcher_pid, 0;
+  ($launch_requests, $launch_answers, $launcher_pid) = ();
+}
+
+if ($launcher_pid) {
+  my $calls = $LAUNCHER_CALLS{ (POSIX::uname())[4] };
+  retire_launcher()
+    unless $calls && tell_launcher(%$calls, e2big => E2BIG, enomem => ENOMEM, eagain => EAGAIN);
+}
+
+# The launcher's clone of a run's `sh`, given the helper's ends of the run's pipes (stdin's read
+# end, stdout's and stderr's write ends, the report's write end): its pid, or the reason the run
+# is refused (as a refused fork's would be), or nothing when the launcher failed otherwise (it is
+# retired then, and the helper forks).
+sub launch {
+  my ($request, $script, @ends) = @_;
+  return () unless $launcher_pid;
+  my $answer = '';
+  if (tell_launcher((map { fileno $_ } @ends), $request->{cwd}, $request->{umask} // '', $script,
+    @{ $request->{environment} }))
+  {
+    while (length $answer < 4) {
+      my $got = sysread $launch_answers, $answer, 4 - length $answer, length $answer;
+      next if !defined $got && $! == EINTR;
+      last unless $got;
+    }
+  }
+  my $pid = length $answer == 4 ? unpack('l', $answer) : -2;
+  return ($pid) if $pid > 0;
+  return (undef, 'directory') if $pid == 0;
+  return (undef, 'resources') if $pid == -1;
+  retire_launcher();
+  return ();
+}
 
 # --- The shell's pipe: NUL-ended fields. "H", channel path, token; then per run "R", run id,
 # token, digest, cwd, umask (as the builtin prints it), a count, then that many NAME=value.
@@ -257,13 +450,17 @@ sub start_run {
     && pipe($report_r, $report_w)
     && fcntl($report_w, F_SETFD, fcntl($report_w, F_GETFD, 0) | FD_CLOEXEC)
     or return refuse($run_id, 'resources');
-  # Pointers to strings that live on in the child (the request's and the script), each array
-  # ended by a null pointer.
-  my $argv = pack 'p*', $SH, $DASH_C, $script, undef;
-  my $envp = pack 'p*', @{ $request->{environment} }, undef;
-  my $pid = fork;
-  return refuse($run_id, 'resources') unless defined $pid;
-  become_script($request, $script, $in_r, $out_w, $err_w, $report_w, $argv, $envp) if $pid == 0;
+  my ($pid, $refusal) = launch($request, $script, $in_r, $out_w, $err_w, $report_w);
+  return refuse($run_id, $refusal) if $refusal;
+  if (!$pid) {
+    # Pointers to strings that live on in the child (the request's and the script), each array
+    # ended by a null pointer.
+    my $argv = pack 'p*', $SH, $DASH_C, $script, undef;
+    my $envp = pack 'p*', @{ $request->{environment} }, undef;
+    $pid = fork;
+    return refuse($run_id, 'resources') unless defined $pid;
+    become_script($request, $script, $in_r, $out_w, $err_w, $report_w, $argv, $envp) if $pid == 0;
+  }
   # Both sides set the group, so it exists whichever of the two runs first.
   setpgrp($pid, $pid);
   close $_ for $in_r, $in_w, $out_w, $err_w, $report_w;
@@ -609,4 +806,5 @@ if ($link_open) {
     last unless defined $got ? $got : $! == EINTR;
   }
 }
+retire_launcher();
 exit 0;
