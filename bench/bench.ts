@@ -27,7 +27,7 @@ import { sdkCost } from "./sdk_cost.ts";
 import { benchGeneralCalls, benchSearch } from "./general_calls.ts";
 import { benchConcurrentWaits, printConcurrentWaits } from "./concurrent_waits.ts";
 import { round, summarize, type Summary } from "./stats.ts";
-import { benchScriptsAlone, ratioFloors, type ScriptsAlone } from "./scripts_alone.ts";
+import { benchScriptsAlone, ratioFloors, type ScriptsAlone, trueWindow } from "./scripts_alone.ts";
 import { procCounters } from "./proc_stat.ts";
 
 // The server runs with the V8 flags README.md recommends; `--server-v8-flags=` runs it without.
@@ -406,6 +406,10 @@ function report(results: Results): void {
   const bigRatio = round(results.big.p50 / results.run.p50);
   const bigOneProcessRatio = round(results.bigOneProcess.p50 / results.run.p50);
   const floors = ratioFloors(results.alone, results.run.p50);
+  const trueRange = trueWindow(results.alone, "pipelines", results.baseline.p50, {
+    toBaseline: 0.4,
+    bigToTrue: 3,
+  });
   const helperGrowth = round(results.helper.late / results.helper.early);
   console.log(`round trips for \`true\` (${TIMED} timed after ${WARMUP} warm-up, ms)`);
   console.table({
@@ -427,6 +431,11 @@ function report(results: Results): void {
     `the same scripts alone (sh -c from the bench, ${ALONE_RUNS} runs, p50 ms): ` +
       `${JSON.stringify(results.alone)}; least ratio to tmux_run \`true\` a server adding ` +
       `nothing for the output could show: ${JSON.stringify(floors)}`,
+  );
+  console.log(
+    `tmux_run \`true\` p50 that meets both ≤ 0.4x the baseline and, for the pipelines alone, ` +
+      `≤ 3x \`true\`: from ${trueRange.at_least_ms} to ${trueRange.at_most_ms} ms ` +
+      `(${trueRange.open ? "open" : "empty: no server can meet both in this run"})`,
   );
   console.log(
     `server RSS with ${ENROLLED_PANES} enrolled panes: ${results.server.idleRss} MiB before any ` +
@@ -469,6 +478,7 @@ function report(results: Results): void {
     big_output_one_process_ratio_to_true_p50: bigOneProcessRatio,
     big_output_scripts_alone_ms: results.alone,
     big_output_ratio_floor_p50: floors,
+    true_p50_window_for_items_5_and_6_ms: trueRange,
     server_rss_mib_8_enrolled_before_runs: results.server.idleRss,
     server_rss_mib_8_enrolled: results.server.rss,
     server_peak_rss_mib_8_enrolled: results.server.peak,

@@ -51,3 +51,20 @@ export function ratioFloors(alone: ScriptsAlone, runTrueP50: number): Record<str
       ]),
   );
 }
+
+/**
+ * Whether one run's `tmux_run true` could meet two of issue 18's targets at once: at most
+ * `toBaseline` × the send-keys + wait-for baseline (item 5: 0.4), and, so that `script` can stay
+ * within `bigToTrue` × `true` (item 6: 3) when it adds (script alone - true alone) wherever it
+ * runs, at least that extra / (bigToTrue - 1). `open` is false when no `true` can meet both.
+ */
+export function trueWindow(
+  alone: ScriptsAlone,
+  script: string,
+  baselineP50: number,
+  { toBaseline, bigToTrue }: { toBaseline: number; bigToTrue: number },
+): { at_least_ms: number; at_most_ms: number; open: boolean } {
+  const atLeast = round((alone[script].p50 - alone["true"].p50) / (bigToTrue - 1));
+  const atMost = round(toBaseline * baselineP50);
+  return { at_least_ms: atLeast, at_most_ms: atMost, open: atLeast <= atMost };
+}
