@@ -236,8 +236,9 @@ sub tell_launcher {
   return 1;
 }
 
-# Forks from here on: the launcher failed, or there was none. A launcher stopped or stuck goes
-# too; it holds nothing of a run's.
+# Forks from here on: the launcher failed, or there was none. SIGKILL, so that a stopped launcher
+# goes too; it holds nothing of a run's. (One stopped while the helper waits for its answer holds
+# that run, as a stopped helper would, until it is continued or killed.)
 sub retire_launcher {
   return unless $launcher_pid;
   close $_ for $launch_requests, $launch_answers;
