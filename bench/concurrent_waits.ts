@@ -103,18 +103,19 @@ async function oneRound(
   }));
 }
 
+/** `count` rounds after the warm-up ones: each round's durations. */
 async function rounds(
   call: ProgressCall,
   panes: QuietPane[],
   count: number,
   schedule: "staggered" | "burst",
-): Promise<number[]> {
-  const durations: number[] = [];
+): Promise<number[][]> {
+  const byRound: number[][] = [];
   for (let i = -WARMUP_ROUNDS; i < count; i++) {
     const durationsOfRound = await oneRound(call, panes, schedule);
-    if (i >= 0) durations.push(...durationsOfRound);
+    if (i >= 0) byRound.push(durationsOfRound);
   }
-  return durations;
+  return byRound;
 }
 
 /** Round trips of one spawned `tmux display-message`, the floor a client per call pays. */
@@ -179,9 +180,9 @@ export async function benchConcurrentWaits(lab: PrivateLab, call: ProgressCall, 
     const ms: Record<string, Summary> = {};
     ms.spawned_client_quiet = summarize(await spawnedClient(lab));
     ms.control_floor_quiet = await floor();
-    ms.ten_waits_quiet = summarize(await rounds(call, panes, count, "staggered"));
+    ms.ten_waits_quiet = summarize((await rounds(call, panes, count, "staggered")).flat());
     const single = await rounds(call, panes.slice(0, 1), SINGLE_RUNS, "staggered");
-    ms.one_wait_quiet = summarize(single);
+    ms.one_wait_quiet = summarize(single.flat());
     for (let i = 0; i < FLOOD_PANES; i++) {
       const command = `exec yes '${FLOOD_LINE}'`;
       floods.push(await lab.tmuxCmd("new-window", "-d", "-P", "-F", "#{pane_id}", command));
@@ -197,8 +198,9 @@ export async function benchConcurrentWaits(lab: PrivateLab, call: ProgressCall, 
     const wallBefore = performance.now();
     ms.spawned_client_flooded = summarize(await spawnedClient(lab));
     ms.control_floor_flooded = await floor();
-    ms.ten_waits_flooded = summarize(await rounds(call, panes, count, "staggered"));
-    ms.ten_waits_flooded_burst = summarize(await rounds(call, panes, count, "burst"));
+    const floodedRounds = await rounds(call, panes, count, "staggered");
+    ms.ten_waits_flooded = summarize(floodedRounds.flat());
+    ms.ten_waits_flooded_burst = summarize((await rounds(call, panes, count, "burst")).flat());
     const cpuShare = ((await procCounters(tmuxPid)).cpuMs - cpuBefore) /
       (performance.now() - wallBefore);
     const flooded = ms.ten_waits_flooded;
@@ -210,6 +212,11 @@ export async function benchConcurrentWaits(lab: PrivateLab, call: ProgressCall, 
       ms,
       target_p95_ms: TARGET_P95_MS,
       tmux_server_cpu_percent_flooded: Math.round(cpuShare * 100),
+      // Which rounds the waits over the target came from: several in one round point at a stall
+      // of the server or the machine, one here and there at steady contention.
+      flooded_over_target_by_round: floodedRounds.map((round) =>
+        round.filter((ms) => ms > TARGET_P95_MS).length
+      ),
       ratio_p95_to_one_wait_quiet: round(flooded.p95 / ms.one_wait_quiet.p95),
       ratio_p95_to_control_floor_flooded_p95: round(flooded.p95 / ms.control_floor_flooded.p95),
       ratio_p95_to_spawned_client_flooded_p50: round(
