@@ -5,12 +5,11 @@
 // unified one), and puts a process back where it was before the cgroup is removed.
 import { childrenOf } from "../lib/run/procfs.ts";
 
-/** A pids cgroup made for one test; `hold` moves a process in and closes the door behind it. */
+/** A pids cgroup made for one test, that a helper is moved into before the door is closed. */
 export type PidsLimit = {
-  hold(pid: number): Promise<void>;
   /**
-   * Holds a helper and its children: on Linux its launcher, which starts each script's `sh`
-   * (lib/run/helper.pl), so it is the launcher's next process the system must refuse.
+   * Moves a helper and its children in, each closing the door behind it: on Linux the launcher,
+   * which starts each script's `sh` (lib/run/helper.pl), so its next process is refused too.
    */
   holdHelper(helperPid: number): Promise<void>;
   /** Puts every held process back into its own cgroup and removes this one. */
@@ -67,7 +66,6 @@ export async function openPidsLimit(name: string): Promise<PidsLimit | null> {
       await Deno.writeTextFile(`${path}/pids.max`, current);
     };
     return {
-      hold,
       async holdHelper(helperPid) {
         for (const pid of [helperPid, ...await childrenOf(helperPid)]) await hold(pid);
       },
