@@ -290,20 +290,24 @@ async function cpuMs(pid: number): Promise<number> {
 
 /**
  * `calls` tool calls made by `step`, with where they spent CPU: each process's part per call
- * (the helper's children: those it waited for, its forked child and the `sh` it becomes).
+ * (the helper's children: those it waited for, each script's `sh`, and where the helper forks
+ * instead of its launcher, the forked child that becomes it).
  */
 async function withCpuPerCall<T>(
   pids: { server: number; helper: number; zsh: number; tmux: number },
   calls: number,
   step: () => Promise<T>,
 ): Promise<{ value: T; cpuPerCall: Record<string, number> }> {
-  const read = async (): Promise<Record<string, number>> => ({
-    server: await cpuMs(pids.server),
-    helper: await cpuMs(pids.helper),
-    helper_children: (await procCounters(pids.helper)).childCpuMs,
-    zsh: await cpuMs(pids.zsh),
-    tmux: await cpuMs(pids.tmux),
-  });
+  const read = async (): Promise<Record<string, number>> => {
+    const helper = await procCounters(pids.helper);
+    return {
+      server: await cpuMs(pids.server),
+      helper: helper.cpuMs,
+      helper_children: helper.childCpuMs,
+      zsh: await cpuMs(pids.zsh),
+      tmux: await cpuMs(pids.tmux),
+    };
+  };
   const before = await read();
   const value = await step();
   const after = await read();
