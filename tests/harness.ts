@@ -54,6 +54,19 @@ export async function withLab(fn: (lab: Lab) => Promise<void>, zshrc = ""): Prom
   }
 }
 
+/**
+ * A helper's launcher (lib/run/helper.pl): its one child between runs, where it starts (Linux),
+ * named `tmux-mcp launcher` by perl's `$0`.
+ */
+export async function launcherOf(helperPid: number): Promise<number[]> {
+  const children = await childrenOf(helperPid);
+  const named = await Promise.all(children.map(async (pid) => {
+    const command = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
+    return command.startsWith("tmux-mcp launcher") ? [pid] : [];
+  }));
+  return named.flat();
+}
+
 export function zshCommand(dir: string): string[] {
   return labZshCommand(dir);
 }

@@ -15,6 +15,7 @@ import { randomHex, sha256Hex } from "../lib/util/ids.ts";
 import { childrenOf, processExists } from "../lib/run/procfs.ts";
 import { waitFor } from "../lib/cli/private_lab.ts";
 import { openPidsLimit, pidsLimitAvailable } from "./pids_limit.ts";
+import { launcherOf } from "./harness.ts";
 
 const TOKEN = randomHex();
 const SHELL_ENV = ["PATH=/usr/bin:/bin", "GREETING=a=b c"];
@@ -51,16 +52,6 @@ const FORKING_PROGRAM = withoutTable(helperProgram, /my %LAUNCHER_CALLS = \([^;]
  * machines): perl's exec after setting %ENV in the forked child.
  */
 const PORTABLE_EXEC_PROGRAM = withoutTable(FORKING_PROGRAM, /my %EXECVE = \([^;]*\);/);
-
-/** The launcher: the helper's one child between runs, where it starts (Linux). */
-async function launcherOf(helperPid: number): Promise<number[]> {
-  const children = await childrenOf(helperPid);
-  const named = await Promise.all(children.map(async (pid) => {
-    const command = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
-    return command.startsWith("tmux-mcp launcher") ? [pid] : [];
-  }));
-  return named.flat();
-}
 
 async function withHelper(
   fn: (helper: Helper) => Promise<void>,
