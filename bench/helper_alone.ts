@@ -1,13 +1,14 @@
 // How soon the helper starts a script, with no MCP, tmux or zsh: this process plays the shell (the
 // helper's stdin) and the server (its link), as tests/helper_test.ts does, and times `true` from
-// the `script` frame to the `started` frame (the script's `sh` exec'd) and to the `result`. The
-// helper program is the one the server writes, or the same with its launcher turned off (it then
-// forks each script itself, as on macOS): `--fork`. Run both, interleaved, to compare.
+// the `script` frame to the `started` frame (the script's `sh` exec'd) and to the `result`. With
+// `--fork` its launcher is killed first, so it forks each script itself, as where the launcher
+// failed or cannot start (macOS). Run both, interleaved, to compare.
 // Usage: deno run -A bench/helper_alone.ts [RUNS] [--fork]   (default 300)
 import { parseArgs } from "node:util";
 import { encodeFrame, readFrames } from "../lib/run/frames.ts";
 import { helperCommand, helperProgram } from "../lib/run/helper_program.ts";
 import { randomHex, sha256Hex } from "../lib/util/ids.ts";
+import { childrenOf } from "../lib/run/procfs.ts";
 import { summarize } from "./stats.ts";
 
 const { values, positionals } = parseArgs({
@@ -25,15 +26,9 @@ const SHELL_ENV = [
   `LS_COLORS=${"x".repeat(1500)}`,
 ];
 
-const launcherTable = /my %LAUNCHER_CALLS = \([^;]*\);/;
-if (!launcherTable.test(helperProgram)) throw new Error("the helper's launcher table moved");
-const program = values.fork
-  ? helperProgram.replace(launcherTable, "my %LAUNCHER_CALLS = ();")
-  : helperProgram;
-
 const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-helper-alone-" });
 try {
-  await Deno.writeTextFile(`${dir}/helper.pl`, program);
+  await Deno.writeTextFile(`${dir}/helper.pl`, helperProgram);
   const listener = Deno.listen({ transport: "unix", path: `${dir}/channel` });
   const [command, ...args] = helperCommand(`${dir}/helper.pl`);
   const helper = new Deno.Command(command, { args, stdin: "piped", stdout: "null", stderr: "null" })
@@ -53,6 +48,8 @@ try {
     if (header?.type !== type) throw new Error(`expected a ${type} frame from the helper`);
   };
   await next("hello");
+  // Between runs the helper's one child is its launcher (Linux).
+  if (values.fork) { for (const pid of await childrenOf(helper.pid)) Deno.kill(pid, "SIGKILL"); }
   const script = new TextEncoder().encode("true");
   const digest = await sha256Hex(script);
   const started: number[] = [];

@@ -35,23 +35,16 @@ type Helper = {
   dir: string;
 };
 
-/** The helper program with one of its tables of system call numbers emptied. */
-function withoutTable(program: string, table: RegExp): string {
-  assert.match(program, table, "the helper's table, as this test knows it");
-  return program.replace(table, (found) => `${found.slice(0, found.indexOf("=") + 1)} ();`);
-}
-
 /**
- * The helper as the server writes it, but forking `sh` itself, as where the launcher cannot start
- * (macOS, other machines) or failed.
+ * The helper as the server writes it, but as where no system call's number is known (macOS,
+ * other machines): no launcher, so it forks each script, and perl's exec after setting %ENV in
+ * the forked child.
  */
-const FORKING_PROGRAM = withoutTable(helperProgram, /my %LAUNCHER_CALLS = \([^;]*\);/);
-
-/**
- * The helper forking `sh` itself as where execve's number is not known either (macOS, other
- * machines): perl's exec after setting %ENV in the forked child.
- */
-const PORTABLE_EXEC_PROGRAM = withoutTable(FORKING_PROGRAM, /my %EXECVE = \([^;]*\);/);
+const PORTABLE_PROGRAM = (() => {
+  const table = /my %SYSCALLS_BY_MACHINE = \([^;]*\);/;
+  assert.match(helperProgram, table, "the helper's table of system calls, as this test knows it");
+  return helperProgram.replace(table, "my %SYSCALLS_BY_MACHINE = ();");
+})();
 
 async function withHelper(
   fn: (helper: Helper) => Promise<void>,
@@ -138,14 +131,17 @@ const LIMITS = { stdout_limit: 1024, stderr_limit: 1024 };
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 for (
-  const [how, program] of [
-    ["the launcher's clone", helperProgram],
-    ["the helper's fork and execve, as where the launcher cannot start", FORKING_PROGRAM],
-    ["perl's exec, as where execve's number is not known", PORTABLE_EXEC_PROGRAM],
-  ]
+  const [how, program, killLauncher] of [
+    ["the launcher's clone", helperProgram, false],
+    ["the helper's fork and execve, as where its launcher was killed", helperProgram, true],
+    ["perl's exec, as where no system call's number is known", PORTABLE_PROGRAM, false],
+  ] as const
 ) {
   Deno.test(`the helper runs a script in the shell's cwd, umask and environment, and nothing else (${how})`, () =>
     withHelper(async (helper) => {
+      if (killLauncher) {
+        for (const pid of await launcherOf(helper.child.pid)) Deno.kill(pid, "SIGKILL");
+      }
       const script = 'printf "%s|%s|%s|" "$PWD" "$(umask)" "$GREETING"; env | sort | tr "\\n" ,; ' +
         "{ ls /dev/fd | tr '\\n' ' '; echo; grep -E '^Sig(Ign|Blk)' /proc/self/status; } >&2";
       const runId = await helper.request(script);

@@ -167,11 +167,22 @@ my $MAX_BODY = 2 * 1024 * 1024;
 my $READ_BYTES = 65536;
 my $HEX32 = qr/\A[0-9a-f]{32}\z/;
 my $HEX64 = qr/\A[0-9a-f]{64}\z/;
-# prctl(2)'s number on the Linux machines we know, for PR_SET_CHILD_SUBREAPER (36): a script's
-# `sh`, made a subreaper, adopts what its descendants orphan (a double fork), so a stop can still
-# find it. Elsewhere (macOS, other machines) an orphan goes to init, beyond any stop's reach.
-my %PRCTL = (x86_64 => 157, aarch64 => 167);
-my $PRCTL = $^O eq 'linux' ? $PRCTL{ (POSIX::uname())[4] } : undef;
+# The system calls perl-base has no word for, by number, on the Linux machines we know; elsewhere
+# (macOS, other machines) none, and the helper does without: no launcher (it forks each script),
+# perl's exec after setting %ENV instead of execve(2), and no PR_SET_CHILD_SUBREAPER (36) from
+# prctl(2), which makes a script's `sh` adopt what its descendants orphan (a double fork) so a
+# stop can still find it; without it an orphan goes to init, beyond any stop's reach.
+my %SYSCALLS_BY_MACHINE = (
+  x86_64 => {
+    clone => 56, dup3 => 292, execve => 59, exit_group => 231, prctl => 157,
+    rt_sigprocmask => 14, close => 3,
+  },
+  aarch64 => {
+    clone => 220, dup3 => 24, execve => 221, exit_group => 94, prctl => 167,
+    rt_sigprocmask => 135, close => 57,
+  },
+);
+my %SYSCALLS = $^O eq 'linux' ? %{ $SYSCALLS_BY_MACHINE{ (POSIX::uname())[4] } // {} } : ();
 my $PR_SET_CHILD_SUBREAPER = 36;
 
 # Seconds on a clock that only goes forward, at the kernel's tick (10 ms): enough for the 250 ms
@@ -201,24 +212,7 @@ $SIG{CHLD} = sub { syswrite $exit_note, 'x' };
 # descriptors and rebuilding %ENV there cost 2-2.5 ms per run (README, Benchmark).
 $SIG{$_} = sub { } for qw(PIPE QUIT ALRM USR1 USR2 TSTP TTIN TTOU);
 my $NO_SIGNALS = POSIX::SigSet->new();
-# The script's `sh`, by the kernel's own execve(2) with an environment built before the fork,
-# where its number is known (Linux on x86_64 and aarch64); elsewhere perl's exec after setting
-# %ENV in the child.
-my %EXECVE = (x86_64 => 59, aarch64 => 221);
-my $EXECVE = $^O eq 'linux' ? $EXECVE{ (POSIX::uname())[4] } : undef;
 my ($SH, $DASH_C) = ('/bin/sh', '-c');
-
-# The launcher's system calls (the launcher above), by machine; elsewhere it goes at once.
-my %LAUNCHER_CALLS = (
-  x86_64 => {
-    clone => 56, dup3 => 292, execve => 59, exit_group => 231, prctl => 157,
-    rt_sigprocmask => 14, close => 3,
-  },
-  aarch64 => {
-    clone => 220, dup3 => 24, execve => 221, exit_group => 94, prctl => 167,
-    rt_sigprocmask => 135, close => 57,
-  },
-);
 
 # One record to the launcher (its `launcher_record` reads it); false when it is gone.
 sub tell_launcher {
@@ -247,10 +241,10 @@ sub retire_launcher {
   ($launch_requests, $launch_answers, $launcher_pid) = ();
 }
 
+# The launcher learns the system calls' numbers first; without them it goes at once.
 if ($launcher_pid) {
-  my $calls = $LAUNCHER_CALLS{ (POSIX::uname())[4] };
   retire_launcher()
-    unless $calls && tell_launcher(%$calls, e2big => E2BIG, enomem => ENOMEM, eagain => EAGAIN);
+    unless %SYSCALLS && tell_launcher(%SYSCALLS, e2big => E2BIG, enomem => ENOMEM, eagain => EAGAIN);
 }
 
 # The launcher's clone of a run's `sh`, given the helper's ends of the run's pipes (stdin's read
@@ -409,7 +403,7 @@ sub become_script {
   };
   setpgrp(0, 0) or $fail->('start');
   syswrite $report, 'A'
-    if defined $PRCTL && syscall($PRCTL, $PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+    if $SYSCALLS{prctl} && syscall($SYSCALLS{prctl}, $PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
   POSIX::sigprocmask(POSIX::SIG_SETMASK(), $NO_SIGNALS);
   POSIX::dup2(fileno $stdin, 0);
   POSIX::dup2(fileno $stdout, 1);
@@ -417,9 +411,9 @@ sub become_script {
   chdir $request->{cwd} or $fail->('directory');
   umask $request->{umask} if defined $request->{umask};
   # perl ignores SIGFPE for itself and puts it back only in its own exec.
-  if (defined $EXECVE) {
+  if ($SYSCALLS{execve}) {
     $SIG{FPE} = 'DEFAULT';
-    syscall($EXECVE, $SH, $argv, $envp);
+    syscall($SYSCALLS{execve}, $SH, $argv, $envp);
   }
   %ENV = map { split /=/, $_, 2 } @{ $request->{environment} };
   { no warnings 'exec'; exec { $SH } $SH, $DASH_C, $script; }
