@@ -577,7 +577,7 @@ async function main(): Promise<void> {
       };
       const concurrentWaits = await phase(
         "concurrent_waits",
-        () => benchConcurrentWaits(lab, mcp.call, CONCURRENT_WAIT_ROUNDS),
+        () => benchConcurrentWaits(lab, mcp.call, mcp.pid, CONCURRENT_WAIT_ROUNDS),
       );
       const sdk = await sdkCost();
       report({

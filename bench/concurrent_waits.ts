@@ -20,8 +20,8 @@ import { runTmux } from "../lib/tmux/tmux.ts";
 import { closeControlConnections, serverAnswered, serverFor } from "../lib/tmux/control_servers.ts";
 import { randomHex } from "../lib/util/ids.ts";
 import { delay } from "../lib/util/delay.ts";
-import { round, summarize, type Summary } from "./stats.ts";
-import { procCounters } from "./proc_stat.ts";
+import { percentile, round, summarize, type Summary } from "./stats.ts";
+import { procCounters, runQueueWaitMs } from "./proc_stat.ts";
 
 /** A tool call that answers the tool's payload and reports each progress notification. */
 export type ProgressCall = (
@@ -103,19 +103,70 @@ async function oneRound(
   }));
 }
 
-/** `count` rounds after the warm-up ones: each round's durations. */
+/**
+ * `count` rounds after the warm-up ones: each round's durations. `onRound` is called right
+ * before and right after each of them.
+ */
 async function rounds(
   call: ProgressCall,
   panes: QuietPane[],
   count: number,
   schedule: "staggered" | "burst",
+  onRound: (phase: "before" | "after") => Promise<void> = async () => {},
 ): Promise<number[][]> {
   const byRound: number[][] = [];
   for (let i = -WARMUP_ROUNDS; i < count; i++) {
-    const durationsOfRound = await oneRound(call, panes, schedule);
-    if (i >= 0) byRound.push(durationsOfRound);
+    if (i < 0) {
+      await oneRound(call, panes, schedule);
+      continue;
+    }
+    await onRound("before");
+    byRound.push(await oneRound(call, panes, schedule));
+    await onRound("after");
   }
   return byRound;
+}
+
+/**
+ * Per round, how long each process waited, runnable, for a CPU (`runQueueWaitMs`): a round
+ * whose waits stall beside long waits of the server and the client for a CPU was slowed by the
+ * machine, not by a step of the wait.
+ */
+function runQueueWaits(pids: Record<string, number>) {
+  const byRound: Record<string, (number | null)[]> = {};
+  const before: Record<string, number | null> = {};
+  const onRound = async (phase: "before" | "after") => {
+    for (const [name, pid] of Object.entries(pids)) {
+      const waited = await runQueueWaitMs(pid);
+      const start = before[name];
+      if (phase === "before") before[name] = waited;
+      else {
+        (byRound[name] ??= []).push(
+          waited === null || start === null ? null : round(waited - start),
+        );
+      }
+    }
+  };
+  return { byRound, onRound };
+}
+
+/**
+ * The p50 of each process's per-round wait for a CPU, over the rounds with a wait over the
+ * target and over the others (null where there are none or the kernel keeps no figure).
+ */
+function runQueueWaitsApart(
+  durations: number[][],
+  byRound: Record<string, (number | null)[]>,
+) {
+  const stalled = durations.map((round) => round.some((ms) => ms > TARGET_P95_MS));
+  const p50 = (waits: (number | null)[], wanted: boolean) => {
+    const chosen = waits.filter((_, i) => stalled[i] === wanted);
+    const known = chosen.filter((ms): ms is number => ms !== null);
+    return known.length && known.length === chosen.length ? round(percentile(known, 0.5)) : null;
+  };
+  const apart = (wanted: boolean) =>
+    Object.fromEntries(Object.entries(byRound).map(([name, waits]) => [name, p50(waits, wanted)]));
+  return { rounds_over_target: apart(true), other_rounds: apart(false) };
 }
 
 /** Round trips of one spawned `tmux display-message`, the floor a client per call pays. */
@@ -163,9 +214,15 @@ async function tmuxVersion(lab: PrivateLab): Promise<string> {
 /**
  * The figures, p50/p95 in ms: one spawned client and one wait alone without floods, ten waits
  * without and with FLOOD_PANES panes running `yes` in the same session, and the tmux server's
- * CPU share while they flood. `call` is a client of a server bound to the lab's tmux server.
+ * CPU share while they flood. `call` is a client of a server bound to the lab's tmux server,
+ * `serverPid` that server's process.
  */
-export async function benchConcurrentWaits(lab: PrivateLab, call: ProgressCall, count: number) {
+export async function benchConcurrentWaits(
+  lab: PrivateLab,
+  call: ProgressCall,
+  serverPid: number,
+  count: number,
+) {
   const [floorPane, ...panes] = await quietPanes(lab, 1 + WAITS);
   const floods: string[] = [];
   // This process's own connection is there only while it measures the floor.
@@ -198,7 +255,8 @@ export async function benchConcurrentWaits(lab: PrivateLab, call: ProgressCall, 
     const wallBefore = performance.now();
     ms.spawned_client_flooded = summarize(await spawnedClient(lab));
     ms.control_floor_flooded = await floor();
-    const floodedRounds = await rounds(call, panes, count, "staggered");
+    const cpuWaits = runQueueWaits({ server: serverPid, client: Deno.pid, tmux: tmuxPid });
+    const floodedRounds = await rounds(call, panes, count, "staggered", cpuWaits.onRound);
     ms.ten_waits_flooded = summarize(floodedRounds.flat());
     ms.ten_waits_flooded_burst = summarize((await rounds(call, panes, count, "burst")).flat());
     const cpuShare = ((await procCounters(tmuxPid)).cpuMs - cpuBefore) /
@@ -217,6 +275,8 @@ export async function benchConcurrentWaits(lab: PrivateLab, call: ProgressCall, 
       flooded_over_target_by_round: floodedRounds.map((round) =>
         round.filter((ms) => ms > TARGET_P95_MS).length
       ),
+      flooded_run_queue_wait_ms_by_round: cpuWaits.byRound,
+      flooded_run_queue_wait_ms_p50: runQueueWaitsApart(floodedRounds, cpuWaits.byRound),
       ratio_p95_to_one_wait_quiet: round(flooded.p95 / ms.one_wait_quiet.p95),
       ratio_p95_to_control_floor_flooded_p95: round(flooded.p95 / ms.control_floor_flooded.p95),
       ratio_p95_to_spawned_client_flooded_p50: round(
@@ -263,7 +323,8 @@ if (import.meta.main) {
   const lab = await openLab({ prefix: "tmux-mcp-bench-waits" });
   const client = new Client({ name: "tmux-mcp-bench-waits", version: "1" });
   try {
-    await client.connect(new LineClientTransport(Deno.execPath(), serverArgs(lab.socketName, [])));
+    const transport = new LineClientTransport(Deno.execPath(), serverArgs(lab.socketName, []));
+    await client.connect(transport);
     const call: ProgressCall = async (name, args, onprogress) => {
       const result = await client.callTool({ name, arguments: args }, { onprogress });
       return JSON.parse((result.content as { text: string }[])[0].text);
@@ -272,7 +333,7 @@ if (import.meta.main) {
     // second opens the control connection, as the earlier phases of bench.ts have.
     await call("list_panes", {});
     await call("list_panes", {});
-    const result = await benchConcurrentWaits(lab, call, Number(values.rounds));
+    const result = await benchConcurrentWaits(lab, call, transport.pid, Number(values.rounds));
     printConcurrentWaits(result);
     console.log(JSON.stringify({ concurrent_waits: result }));
   } finally {

@@ -22,3 +22,13 @@ export async function procCounters(pid: number): Promise<ProcCounters> {
     childFaults: fields[8],
   };
 }
+
+/**
+ * How long the process has waited, runnable, for a CPU (ms, from /proc/PID/schedstat's second
+ * field); null where the kernel does not keep it.
+ */
+export async function runQueueWaitMs(pid: number): Promise<number | null> {
+  const schedstat = await Deno.readTextFile(`/proc/${pid}/schedstat`).catch(() => null);
+  const waited = Number(schedstat?.split(" ")[1]);
+  return Number.isFinite(waited) ? waited / 1e6 : null;
+}
