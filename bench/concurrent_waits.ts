@@ -9,6 +9,8 @@
 // answer over stdio and the client's parse; nothing of a shell or of send-keys. Same-run
 // baselines: one spawned tmux client, one wait alone, the ten waits without floods, and tmux's
 // own share (the `%output` and one capture at a control connection of this process, no MCP).
+// Per flooded round, how long the server, this client and tmux waited runnable for a CPU tells a
+// round the machine stalled from one the wait's own steps made slow.
 //
 //   deno run -A bench/concurrent_waits.ts [--rounds N]
 import { parseArgs } from "node:util";
@@ -158,7 +160,7 @@ function runQueueWaitsApart(
   durations: number[][],
   byRound: Record<string, (number | null)[]>,
 ) {
-  const stalled = durations.map((round) => round.some((ms) => ms > TARGET_P95_MS));
+  const stalled = durations.map((ofRound) => ofRound.some((ms) => ms > TARGET_P95_MS));
   const p50 = (waits: (number | null)[], wanted: boolean) => {
     const chosen = waits.filter((_, i) => stalled[i] === wanted);
     const known = chosen.filter((ms): ms is number => ms !== null);
