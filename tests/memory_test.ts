@@ -1,7 +1,8 @@
 // Memory stays flat over many runs: no descriptor of the server or of the helper is left behind
-// by a run, and the helper's resident memory does not grow with the number of runs. The long
-// version, with numbers, is bench/soak.ts.
+// by a run, the helper's resident memory does not grow with the number of runs, and no run's
+// abort signals outlive it in the server. The long version, with numbers, is bench/soak.ts.
 import assert from "node:assert/strict";
+import { Session } from "node:inspector";
 import { waitFor, withLab, withServer } from "./harness.ts";
 import { childrenOf } from "../lib/run/procfs.ts";
 
@@ -62,5 +63,59 @@ Deno.test("300 runs leave no descriptor behind and do not grow the helper's memo
       // are a few bytes; one 64 KiB read buffer kept per run would add 19 MiB).
       const grown = (await rssKib(helper)) - before.rss;
       assert.ok(grown < 1024, `the helper's RSS grew by ${grown} KiB over 300 runs`);
+    })
+  ));
+
+/**
+ * How many objects whose prototype is `prototype` (an expression) this process holds after a
+ * full collection, counted by V8's inspector. The server runs in this process (withServer).
+ */
+async function liveInstances(prototype: string): Promise<number> {
+  const session = new Session();
+  session.connect();
+  const post = <T>(method: string, params: object = {}) =>
+    new Promise<T>((resolve, reject) =>
+      session.post(method, params, (error, result) => error ? reject(error) : resolve(result as T))
+    );
+  try {
+    await post("HeapProfiler.collectGarbage");
+    const found = await post<{ result: { objectId: string } }>("Runtime.evaluate", {
+      expression: prototype,
+    });
+    const instances = await post<{ objects: { objectId: string } }>("Runtime.queryObjects", {
+      prototypeObjectId: found.result.objectId,
+    });
+    const count = await post<{ result: { value: number } }>("Runtime.callFunctionOn", {
+      objectId: instances.objects.objectId,
+      functionDeclaration: "function () { return this.length; }",
+      returnByValue: true,
+    });
+    return count.result.value;
+  } finally {
+    session.disconnect();
+  }
+}
+
+Deno.test("finished runs leave no abort signal behind in the server", () =>
+  withLab((lab) =>
+    withServer(lab, ENROLL, async (s) => {
+      await s.enroll();
+      const runs = async (count: number) => {
+        for (let i = 0; i < count; i++) {
+          const result = await s.run(`echo run ${i}`);
+          assert.equal(result.data?.stdout.data, `run ${i}\n`, JSON.stringify(result));
+        }
+      };
+      await runs(10);
+      const before = await liveInstances("AbortSignal.prototype");
+      await runs(100);
+      const after = await liveInstances("AbortSignal.prototype");
+      // Each run makes several signals (its deadline, the interruption that joins it to the
+      // call's and to shutdown, its tmux commands' bounds); a run that kept one, as a pending
+      // deadline timer did until it fired, adds 100 here.
+      assert.ok(
+        after - before < 20,
+        `live AbortSignals went from ${before} to ${after} over 100 finished runs`,
+      );
     })
   ));

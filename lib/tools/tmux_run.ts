@@ -156,25 +156,33 @@ async function run(
   const deadlineSeconds = extra.progress || extra.task
     ? context.config.runTimeoutWithProgressSeconds
     : context.config.runTimeoutSeconds;
-  const deadline = AbortSignal.timeout(deadlineSeconds * 1000);
+  // The deadline's timer goes when the run does: a timer left pending (AbortSignal.timeout)
+  // kept each finished run's signals, their listeners and what those held until the deadline
+  // passed, 10 minutes after a call that hears progress.
+  const deadline = new AbortController();
+  const deadlineTimer = setTimeout(() => deadline.abort(), deadlineSeconds * 1000);
   const closing = slots.closing;
-  const interrupt = AbortSignal.any([extra.signal, deadline, closing]);
+  const interrupt = AbortSignal.any([extra.signal, deadline.signal, closing]);
   const interruption = (): Interruption =>
     closing.aborted ? "closed" : extra.signal.aborted ? "cancelled" : "deadline";
-  return await runScript({
-    server: context,
-    slots,
-    shell,
-    slot,
-    target: input.target,
-    script,
-    digest,
-    limits: { stdout: stdoutLimit, stderr: stderrLimit },
-    interrupt,
-    interruption,
-    deadlineSeconds,
-    ...progressReporter(extra.progress),
-  });
+  try {
+    return await runScript({
+      server: context,
+      slots,
+      shell,
+      slot,
+      target: input.target,
+      script,
+      digest,
+      limits: { stdout: stdoutLimit, stderr: stderrLimit },
+      interrupt,
+      interruption,
+      deadlineSeconds,
+      ...progressReporter(extra.progress),
+    });
+  } finally {
+    clearTimeout(deadlineTimer);
+  }
 }
 
 /**
