@@ -73,27 +73,40 @@ Deno.test("300 runs leave no descriptor behind and do not grow the helper's memo
 async function liveInstances(prototype: string): Promise<number> {
   const session = new Session();
   session.connect();
-  const post = <T>(method: string, params: object = {}) =>
-    new Promise<T>((resolve, reject) =>
-      session.post(method, params, (error, result) => error ? reject(error) : resolve(result as T))
+  const post = (method: string, params: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (error, result) => error ? reject(error) : resolve(result))
     );
   try {
-    await post("HeapProfiler.collectGarbage");
-    const found = await post<{ result: { objectId: string } }>("Runtime.evaluate", {
-      expression: prototype,
+    await post("HeapProfiler.collectGarbage", {});
+    const found = await post("Runtime.evaluate", { expression: prototype });
+    const instances = await post("Runtime.queryObjects", {
+      prototypeObjectId: field(found, "result", "objectId"),
     });
-    const instances = await post<{ objects: { objectId: string } }>("Runtime.queryObjects", {
-      prototypeObjectId: found.result.objectId,
-    });
-    const count = await post<{ result: { value: number } }>("Runtime.callFunctionOn", {
-      objectId: instances.objects.objectId,
-      functionDeclaration: "function () { return this.length; }",
-      returnByValue: true,
-    });
-    return count.result.value;
+    const count = field(
+      await post("Runtime.callFunctionOn", {
+        objectId: field(instances, "objects", "objectId"),
+        functionDeclaration: "function () { return this.length; }",
+        returnByValue: true,
+      }),
+      "result",
+      "value",
+    );
+    if (typeof count !== "number") throw new Error("the inspector counted no objects");
+    return count;
   } finally {
     session.disconnect();
   }
+}
+
+/** `value[keys[0]][keys[1]]…` of an inspector answer; undefined where a step is no object. */
+function field(value: unknown, ...keys: string[]): unknown {
+  let here = value;
+  for (const key of keys) {
+    if (typeof here !== "object" || here === null) return undefined;
+    here = Reflect.get(here, key);
+  }
+  return here;
 }
 
 Deno.test("finished runs leave no abort signal behind in the server", () =>
