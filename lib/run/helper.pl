@@ -30,12 +30,13 @@ use warnings;
 # leaves when its request pipe ends. README (Benchmark) has the numbers.
 my ($launch_requests, $launch_answers, $launcher_pid);
 
-# `count` bytes from the helper, or undef at the pipe's end.
+# `count` bytes from one of the launcher's pipes, or undef at its end: the launcher reads the
+# helper's requests with it, the helper the launcher's answers.
 sub launcher_read {
-  my ($requests, $count) = @_;
+  my ($pipe, $count) = @_;
   my $bytes = '';
   while (length $bytes < $count) {
-    my $got = sysread $requests, $bytes, $count - length $bytes, length $bytes;
+    my $got = sysread $pipe, $bytes, $count - length $bytes, length $bytes;
     next if !defined $got && $! == 4;    # EINTR, on every Linux
     return undef unless $got;
   }
@@ -254,17 +255,9 @@ if ($launcher_pid) {
 sub launch {
   my ($request, $script, @ends) = @_;
   return () unless $launcher_pid;
-  my $answer = '';
-  if (tell_launcher((map { fileno $_ } @ends), $request->{cwd}, $request->{umask} // '', $script,
-    @{ $request->{environment} }))
-  {
-    while (length $answer < 4) {
-      my $got = sysread $launch_answers, $answer, 4 - length $answer, length $answer;
-      next if !defined $got && $! == EINTR;
-      last unless $got;
-    }
-  }
-  my $pid = length $answer == 4 ? unpack('l', $answer) : -2;
+  my $answer = tell_launcher((map { fileno $_ } @ends), $request->{cwd}, $request->{umask} // '',
+    $script, @{ $request->{environment} }) ? launcher_read($launch_answers, 4) : undef;
+  my $pid = defined $answer ? unpack('l', $answer) : -2;
   return ($pid) if $pid > 0;
   return (undef, 'directory') if $pid == 0;
   return (undef, 'resources') if $pid == -1;
