@@ -9,6 +9,7 @@ import { encodeFrame, readFrames } from "../lib/run/frames.ts";
 import { helperCommand, helperProgram } from "../lib/run/helper_program.ts";
 import { randomHex, sha256Hex } from "../lib/util/ids.ts";
 import { childrenOf } from "../lib/run/procfs.ts";
+import { isJsonObject } from "../lib/util/json_object.ts";
 import { summarize } from "./stats.ts";
 
 const { values, positionals } = parseArgs({
@@ -44,8 +45,10 @@ try {
   const writer = link.writable.getWriter();
   const next = async (type: string) => {
     const frame = await frames.next();
-    const header = frame.done ? undefined : frame.value.header as { type?: string };
-    if (header?.type !== type) throw new Error(`expected a ${type} frame from the helper`);
+    const header = frame.done ? undefined : frame.value.header;
+    if (!isJsonObject(header) || header.type !== type) {
+      throw new Error(`expected a ${type} frame from the helper`);
+    }
   };
   await next("hello");
   // Between runs the helper's one child is its launcher (Linux).

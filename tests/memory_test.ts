@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { Session } from "node:inspector";
 import { waitFor, withLab, withServer } from "./harness.ts";
 import { childrenOf } from "../lib/run/procfs.ts";
+import { isJsonObject } from "../lib/util/json_object.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
 
@@ -103,8 +104,8 @@ async function liveInstances(prototype: string): Promise<number> {
 function field(value: unknown, ...keys: string[]): unknown {
   let here = value;
   for (const key of keys) {
-    if (typeof here !== "object" || here === null) return undefined;
-    here = Reflect.get(here, key);
+    if (!isJsonObject(here)) return undefined;
+    here = here[key];
   }
   return here;
 }
