@@ -16,6 +16,8 @@ usage: tmux-mcp [options]            serve MCP on stdin/stdout
 options:
   --socket PATH | --socket-name NAME   the tmux server (default: $LIBTMUX_SOCKET, else tmux's default)
   --tmux EXECUTABLE                    the tmux binary (default: $LIBTMUX_TMUX_BIN, else tmux)
+  --control-mode auto|always|never     tmux control mode (default: $TMUX_MCP_CONTROL_MODE, else
+                                       auto: only on tmux 3.7 and newer, where it is safe)
   --enable-tool NAME                   turn a tool on by name (repeatable); tmux_run needs this
   --enroll-pane %ID=FILE               write a setup file a person sources in pane %ID (up to 8)
   --enrollment-timeout SECONDS         how long setup files stay valid (default 60, max 300)

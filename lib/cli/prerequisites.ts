@@ -3,6 +3,7 @@
 // lib/run/helper.pl), is one clear line instead of a hung enrollment. The perl check alone is
 // also what `enroll` asks first and what the server warns about at startup.
 import { tmuxVersion } from "../tmux/tmux.ts";
+import { behaviours } from "../tmux/versions.ts";
 import { HELPER_PERL } from "../run/helper_program.ts";
 
 export async function missingPrerequisite(tmuxBin = "tmux"): Promise<string | null> {
@@ -12,7 +13,7 @@ export async function missingPrerequisite(tmuxBin = "tmux"): Promise<string | nu
       "is required)";
   }
   if (!tmux) return "tmux is not installed (tmux 3.3 or newer is required)";
-  if (!tmux.atLeast33) return `tmux 3.3 or newer is required (found ${tmux.text})`;
+  if (!behaviours(tmux).tmuxRun) return `tmux 3.3 or newer is required (found ${tmux.text})`;
   let zsh: string;
   try {
     const output = await new Deno.Command("zsh", {

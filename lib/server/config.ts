@@ -4,6 +4,7 @@
 // peer's LIBTMUX_SAFETY is read too (as toolsets), so a config copied from it means the same.
 import { parseArgs } from "node:util";
 import type { SocketChoice } from "../tmux/tmux.ts";
+import type { ControlModeChoice } from "../tmux/versions.ts";
 
 export const DEFAULT_RUN_TIMEOUT_SECONDS = 30;
 export const MAX_RUN_TIMEOUT_SECONDS = 3600;
@@ -28,6 +29,8 @@ export type Config = {
   runTimeoutWithProgressSeconds: number;
   maxResponseBytes: number;
   waitMaxSeconds: number;
+  /** Control mode: "auto" uses it only on a tmux where it is safe (lib/tmux/versions.ts). */
+  controlMode: ControlModeChoice;
 };
 
 export class UsageError extends Error {}
@@ -46,6 +49,7 @@ const OPTIONS = {
   socket: { type: "string" },
   "socket-name": { type: "string" },
   tmux: { type: "string" },
+  "control-mode": { type: "string" },
   "enable-tool": { type: "string", multiple: true },
   "enroll-pane": { type: "string", multiple: true },
   "enrollment-timeout": { type: "string" },
@@ -57,6 +61,10 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
+
+function isControlModeChoice(value: string): value is ControlModeChoice {
+  return value === "auto" || value === "always" || value === "never";
+}
 
 function list(value: string | undefined): string[] {
   return (value ?? "").split(",").map((word) => word.trim()).filter((word) => word !== "");
@@ -133,6 +141,10 @@ export function parseCommandLine(
   if (facts !== undefined && facts !== "" && facts !== "proc" && facts !== "portable") {
     throw new UsageError("TMUX_MCP_PROCESS_FACTS must be proc or portable, or unset");
   }
+  const controlMode = values["control-mode"] ?? env.TMUX_MCP_CONTROL_MODE ?? "auto";
+  if (!isControlModeChoice(controlMode)) {
+    throw new UsageError("--control-mode (or TMUX_MCP_CONTROL_MODE) must be auto, always or never");
+  }
   const config: Config = {
     socket,
     tmuxBin: values.tmux ?? env.LIBTMUX_TMUX_BIN ?? "tmux",
@@ -164,6 +176,7 @@ export function parseCommandLine(
     ) ?? DEFAULT_MAX_RESPONSE_BYTES,
     waitMaxSeconds: boundedInteger(waitMax, "LIBTMUX_MCP_WAIT_MAX_SECONDS", 1, 120) ??
       DEFAULT_WAIT_MAX_SECONDS,
+    controlMode,
   };
   return {
     command: positionals[0] ?? "serve",

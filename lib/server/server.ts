@@ -29,6 +29,7 @@ import { inputProblems, isValid } from "../mcp/schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
 import type { RunHooks } from "../run/run_machine.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
+import { behaviours } from "../tmux/versions.ts";
 import { closeControlConnections } from "../tmux/control_servers.ts";
 import { TempFiles } from "../tmux/temp_files.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT, CursorStore } from "../tmux/cursor_store.ts";
@@ -90,7 +91,11 @@ export async function startServer(
   if (config.enrollPanes.length && !enabledTools.has("tmux_run")) {
     throw new UsageError("--enroll-pane needs --enable-tool tmux_run");
   }
-  const tmux: TmuxClient = { bin: config.tmuxBin, socket: config.socket };
+  const tmux: TmuxClient = {
+    bin: config.tmuxBin,
+    socket: config.socket,
+    controlMode: config.controlMode,
+  };
   const version = await tmuxVersion(tmux);
   // Each piece of the context has one owner: `close` below ends `closing` and the enrollments;
   // the enrollments own the runs in flight; the rest is fixed here for the server's life.
@@ -115,7 +120,7 @@ export async function startServer(
       enrollments = new Enrollments({
         directory: directory.path,
         tmux,
-        tmuxSupported: !!version?.atLeast33,
+        tmuxSupported: behaviours(version).tmuxRun,
         helperScript,
         helperProgram,
         lifetimeSeconds: config.enrollmentSeconds,
@@ -148,7 +153,7 @@ export async function startServer(
     generation: randomHex(),
     enabledTools,
     enrollments,
-    enrollCommand: enrollments && version?.atLeast33 ? enrollCommandLine() : null,
+    enrollCommand: enrollments && behaviours(version).tmuxRun ? enrollCommandLine() : null,
     tempFiles,
     cursors: new CursorStore({ capacity: CURSORS_KEPT, idleMs: CURSOR_IDLE_MS }),
     closing: closing.signal,

@@ -1,7 +1,8 @@
 // One tmux control-mode client (`tmux -C`) attached to a session: it answers command lines in
 // order (a write on a pipe instead of a process start per command) and counts, and lets a wait
-// follow, the `%output` of that session's panes. It attaches with `-f ignore-size,read-only`, so
-// it never sizes a window and its keys could never reach a pane. Parsing its stdout is
+// follow, the `%output` of that session's panes. It attaches with the flags versions.ts gives
+// (`ignore-size`, so it never sizes a window; `read-only` only where tmux does not then refuse
+// the person's own send-keys), and leaves as soon as nobody has used it for a second. Parsing its stdout is
 // control_lines.ts's job; choosing and opening connections is control_servers.ts's.
 import {
   clientArgs,
@@ -20,8 +21,11 @@ import { OutputSpotter } from "./output_spotter.ts";
 import { identifyGate } from "./identify_gate.ts";
 import type { SharedLock } from "../util/shared_lock.ts";
 
-/** A connection nobody used for this long is closed, so a person sees it only while it works. */
-const IDLE_MS = 60_000;
+/**
+ * A connection nobody used for this long is closed: it stays attached to the person's tmux only
+ * while calls use it (a burst of calls shares one), not between an agent's turns.
+ */
+const IDLE_MS = 1_000;
 /** A pane nobody waited on for this long has its output paused for the connection. */
 const WATCH_GRACE_MS = 1_000;
 
@@ -73,7 +77,12 @@ export class ControlConnection {
   /** Held shared by every line in flight and by a detach (identify_gate.ts). */
   private readonly gate: SharedLock;
 
-  constructor(client: TmuxClient, target: string | null, private readonly onEnd: () => void) {
+  constructor(
+    client: TmuxClient,
+    target: string | null,
+    flags: string[],
+    private readonly onEnd: () => void,
+  ) {
     this.gate = identifyGate(socketPath(client.socket));
     this.child = new Deno.Command(client.bin, {
       args: [
@@ -81,7 +90,7 @@ export class ControlConnection {
         "-C",
         "attach-session",
         "-f",
-        "ignore-size,read-only",
+        flags.join(","),
         ...(target === null ? [] : ["-t", target]),
       ],
       env: tmuxEnvironment(),
@@ -149,18 +158,28 @@ export class ControlConnection {
   }
 
   /**
-   * Asks tmux to report when a pane dies (`%subscription-changed`, checked once a second): a
-   * pane kept after its process exits (remain-on-exit) writes nothing then. False when this tmux
-   * (before 3.2) cannot, so a wait must look now and then.
+   * Asks tmux to report when the pane dies (`%subscription-changed`, checked once a second): a
+   * pane kept after its process exits (remain-on-exit) writes nothing then. One subscription
+   * per waited-on pane, never one for every pane (`%*`): tmux evaluates each subscription on
+   * every pane it names once a second for as long as this client stays attached. False when
+   * this tmux (before 3.2) cannot, so a wait must look now and then.
    */
-  async followDeaths(): Promise<boolean> {
-    const out = await this.run(["refresh-client", "-B", "tmux-mcp-dead:%*:#{pane_dead}"])
+  async followDeath(paneId: string, signal?: AbortSignal): Promise<boolean> {
+    if (this.deathsFollowed.has(paneId)) return true;
+    const name = `tmux-mcp-dead-${paneId.slice(1)}`;
+    const out = await this.run(["refresh-client", "-B", `${name}:${paneId}:#{pane_dead}`], signal)
       .catch(() => null);
-    this.followsDeaths = out?.code === 0;
-    return this.followsDeaths;
+    if (out?.code !== 0) return false;
+    this.deathsFollowed.add(paneId);
+    return true;
   }
 
-  followsDeaths = false;
+  /** Whether tmux reports the pane's death to this client (followDeath). */
+  followsDeath(paneId: string): boolean {
+    return this.deathsFollowed.has(paneId);
+  }
+
+  private readonly deathsFollowed = new Set<string>();
 
   /**
    * Resolves at the pane's next `%output` or change (control_lines.ts `changed`), after `ms`,
@@ -282,12 +301,19 @@ export class ControlConnection {
     this.drop(new TmuxNotAnswering());
   }
 
-  /** Fails every line in flight with `error` and kills the client (see `abandon`). */
+  /**
+   * Fails every line in flight with `error` and kills the client (see `abandon`), inside the
+   * identify gate: a control client that dies while another of ours identifies can crash tmux
+   * before 3.7 (GitHub PR 5004), and the gate keeps our attaches apart from it.
+   */
   private drop(error: Error): void {
     if (this.closed) return;
     this.closed = true;
     for (const request of this.requests.splice(0)) request.reject(error);
-    this.kill();
+    this.gate.shared().then((release) => {
+      this.kill();
+      release();
+    });
   }
 
   /**

@@ -3,8 +3,11 @@
 // attached to, so there is one connection per session that holds a watched pane, opened lazily
 // and closed when idle; a connection verifies its flags before use. Everything here is an
 // accelerator: when control mode is unavailable or a connection dies, callers spawn a client
-// per command and poll, and a dead tmux server is reconnected to on the next use.
+// per command and poll, and a dead tmux server is reconnected to on the next use. Whether a
+// tmux may have a control client of ours at all is versions.ts's call (before 3.7 a control
+// client can crash the person's whole tmux server): where it may not, no connection is opened.
 import {
+  behavioursOf,
   socketPath,
   TMUX_ANSWER_SECONDS,
   type TmuxClient,
@@ -19,7 +22,6 @@ import type { ControlBlock } from "./control_lines.ts";
 const RETRY_AFTER_MS = 5_000;
 /** More sessions than this with watched panes: the rest are polled. */
 const MAX_CONNECTIONS = 16;
-const REQUIRED_FLAGS = ["control-mode", "ignore-size", "read-only"];
 
 /** The control connections to one tmux server, one per session that holds a watched pane. */
 export class ControlServer {
@@ -38,11 +40,18 @@ export class ControlServer {
    */
   private turn: Promise<unknown> = Promise.resolve();
   private retryAt = 0;
+  /** The flags a connection attaches with, or null where control mode is not used (versions.ts). */
+  private readonly attachFlags: Promise<string[] | null>;
 
-  constructor(readonly client: TmuxClient) {}
+  constructor(readonly client: TmuxClient) {
+    this.attachFlags = behavioursOf(client).then((tmux) =>
+      tmux.controlMode ? tmux.attachFlags : null
+    );
+  }
 
   /** A live connection for commands: any will do, since commands are not session-bound. */
   async any(paneId: string): Promise<ControlConnection | null> {
+    if (!await this.attachFlags) return null;
     return this.live() ?? await this.open(paneId);
   }
 
@@ -64,11 +73,13 @@ export class ControlServer {
    * tmux picks) when there is none yet and the server is known to run.
    */
   async general(): Promise<ControlConnection | null> {
+    if (!await this.attachFlags) return null;
     return this.live() ?? (this.running ? await this.open(null) : null);
   }
 
   /** A live connection attached to the session that holds `paneId`, or null (poll instead). */
   async forPane(paneId: string): Promise<ControlConnection | null> {
+    if (!await this.attachFlags) return null;
     const any = this.live() ?? await this.open(paneId);
     if (!any) return null;
     let session: string;
@@ -128,6 +139,8 @@ export class ControlServer {
    * (identify_gate.ts), then checks that it took its flags.
    */
   private async attach(target: string | null): Promise<ControlConnection | null> {
+    const flags = await this.attachFlags;
+    if (!flags) return null;
     let connection: ControlConnection;
     let attachment: Attach;
     const alone = await identifyGate(socketPath(this.client.socket)).alone();
@@ -135,6 +148,7 @@ export class ControlServer {
       connection = new ControlConnection(
         this.client,
         target,
+        flags,
         () => {
           this.connections.delete(connection);
           this.verified.delete(connection);
@@ -151,7 +165,7 @@ export class ControlServer {
       alone();
     }
     let unanswered = attachment === "unanswered";
-    const flags = unanswered
+    const took = unanswered
       ? null
       : await connection.run(["display-message", "-p", "#{client_flags}"]).catch((error) => {
         unanswered = error instanceof TmuxNotAnswering;
@@ -163,17 +177,16 @@ export class ControlServer {
       await connection.close();
       throw new TmuxNotAnswering();
     }
-    const have = flags?.stdout.trim().split(",") ?? [];
-    if (flags?.code !== 0 || !REQUIRED_FLAGS.every((flag) => have.includes(flag))) {
+    const have = took?.stdout.trim().split(",") ?? [];
+    if (took?.code !== 0 || ![...flags, "control-mode"].every((flag) => have.includes(flag))) {
       await connection.close();
       // No answer, or a client that took no flags: control mode as needed is not available.
       // A refused target, or a client that did not attach, says nothing about it.
-      if ((flags === null && !connection.refused) || have.includes("control-mode")) {
+      if ((took === null && !connection.refused) || have.includes("control-mode")) {
         this.retryAt = Date.now() + RETRY_AFTER_MS;
       }
       return null;
     }
-    await connection.followDeaths();
     this.verified.add(connection);
     return connection;
   }

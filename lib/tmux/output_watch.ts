@@ -75,6 +75,7 @@ export function watchOutput(client: TmuxClient, paneId: string) {
         // against `mark`, so look again at once.
         followed = live;
         await live.watch(paneId, signal).catch(() => {});
+        await live.followDeath(paneId, signal);
         mark = live.outputCount(paneId);
         return;
       }
@@ -90,7 +91,9 @@ export function watchOutput(client: TmuxClient, paneId: string) {
         await delay(Math.min(rest, deadline - calledAt), signal);
       } else {
         busy = 0;
-        const until = live.followsDeaths ? deadline : calledAt + Math.min(ms, UNREPORTED_DEATH_MS);
+        const until = live.followsDeath(paneId)
+          ? deadline
+          : calledAt + Math.min(ms, UNREPORTED_DEATH_MS);
         await live.nextOutput(paneId, Math.max(0, until - performance.now()), signal);
       }
       mark = live.outputCount(paneId);

@@ -5,13 +5,27 @@
 // prints tabs and non-ASCII in `-F` output as `_`, which no parser can undo.
 import { concatBytes } from "../util/bytes.ts";
 import { identifyGate } from "./identify_gate.ts";
+import {
+  behaviours,
+  type ControlModeChoice,
+  parseTmuxVersion,
+  type TmuxBehaviours,
+  type TmuxVersion,
+} from "./versions.ts";
+
+export type { TmuxVersion } from "./versions.ts";
 
 export type SocketChoice = { kind: "default" } | { kind: "name"; name: string } | {
   kind: "path";
   path: string;
 };
 
-export type TmuxClient = { bin: string; socket: SocketChoice };
+export type TmuxClient = {
+  bin: string;
+  socket: SocketChoice;
+  /** Whether control mode may be used (versions.ts); "auto" when absent. */
+  controlMode?: ControlModeChoice;
+};
 
 export type TmuxResult = { code: number; stdout: string; stderr: string };
 
@@ -160,20 +174,24 @@ export function socketPath(socket: SocketChoice): string {
   return `${dir}/tmux-${Deno.uid()}/${socket.kind === "name" ? socket.name : "default"}`;
 }
 
-export type TmuxVersion = { text: string; atLeast33: boolean };
+/** Each tmux binary's answer to `-V`, asked once (a failed probe is asked again next time). */
+const versions = new Map<string, Promise<TmuxVersion | null>>();
 
-export async function tmuxVersion(client: TmuxClient): Promise<TmuxVersion | null> {
-  let result: TmuxResult;
-  try {
-    result = await runTmux(client, ["-V"]);
-  } catch {
-    return null;
+/** The version of the tmux that `client` runs, or null when it cannot be run. */
+export function tmuxVersion(client: TmuxClient): Promise<TmuxVersion | null> {
+  let probe = versions.get(client.bin);
+  if (!probe) {
+    probe = runTmux(client, ["-V"]).then(
+      (result) => result.code === 0 ? parseTmuxVersion(result.stdout) : null,
+      () => null,
+    );
+    probe.then((found) => found ?? versions.delete(client.bin));
+    versions.set(client.bin, probe);
   }
-  if (result.code !== 0) return null;
-  const text = result.stdout.trim();
-  const match = /(\d+)\.(\d+)/.exec(text);
-  const atLeast33 = match
-    ? Number(match[1]) > 3 || (Number(match[1]) === 3 && Number(match[2]) >= 3)
-    : /master|next/.test(text);
-  return { text, atLeast33 };
+  return probe;
+}
+
+/** What this server does on the tmux that `client` runs (versions.ts). */
+export async function behavioursOf(client: TmuxClient): Promise<TmuxBehaviours> {
+  return behaviours(await tmuxVersion(client), client.controlMode);
 }

@@ -4,6 +4,7 @@
 // than starting a daemon, so looking never creates a tmux server.
 import { MAX_ENROLLMENTS } from "../run/enrollment.ts";
 import { RECENT_RUNS_KEPT } from "../run/recent_runs.ts";
+import { behaviours } from "../tmux/versions.ts";
 import {
   array,
   boolean,
@@ -176,7 +177,8 @@ export const tmuxCapabilitiesTool = defineTool({
     );
     const pid = probe?.code === 0 ? Number(probe.stdout.trim()) : null;
     const enrollments = context.enrollments;
-    const available = context.enabledTools.has("tmux_run") && !!context.tmuxVersion?.atLeast33;
+    const available = context.enabledTools.has("tmux_run") &&
+      behaviours(context.tmuxVersion).tmuxRun;
     const recentRuns: Static<typeof RECENT_RUN>[] = enrollments?.runs.recent.list() ?? [];
     return success({
       generation: context.generation,
