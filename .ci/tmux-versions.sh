@@ -16,10 +16,11 @@ cache=${TMUX_BUILD_CACHE:-/var/cache/tmux-mcp-ci}
 here=$(cd "$(dirname "$0")" && pwd)
 tarballs=${TMUX_SOURCE_TARBALLS:-$here/../../shared/tmux-src}
 declare -A DEBIAN_VERSION=([3.1c]=3.1c-1+deb11u1 [3.5a]=3.5a-3 [3.6a]=3.6a-2)
-# What `tmux -V` says of a build from a tarball (a tag's own version, or master's "next-X.Y").
 declare -A TARBALL=([3.4]=tmux-3.4.tar.gz [3.7c]=tmux-3.7c.tar.gz
   [master]=tmux-master-c1f947a3c.tar.gz)
-declare -A TARBALL_SAYS=([3.4]="tmux 3.4" [master]="tmux next-3.8")
+# What `tmux -V` says when it is not "tmux VERSION": master names its next release, and what
+# Debian's 3.6a-2 source package builds says "tmux 3.6".
+declare -A SAYS=([master]="tmux next-3.8" [3.6a]="tmux 3.6")
 [ $# -gt 0 ] || { echo "usage: $0 VERSION..." >&2; exit 2; }
 
 # The Debian archive this machine's apt already uses (deb822 .sources or one-line sources.list),
@@ -71,7 +72,7 @@ tarball_source() {
 }
 
 says() {
-  if [ -n "${TARBALL_SAYS[$1]:-}" ]; then echo "${TARBALL_SAYS[$1]}"; else echo "tmux $1"; fi
+  if [ -n "${SAYS[$1]:-}" ]; then echo "${SAYS[$1]}"; else echo "tmux $1"; fi
 }
 
 status=0

@@ -1,10 +1,13 @@
-// The general tools through the control connection, against a real tmux: a call opens one (a
-// read-only, ignore-size control client a person can see in `tmux list-clients`), and a pane
+// The general tools through the control connection, against a real tmux: a call opens one (an
+// ignore-size control client a person can see in `tmux list-clients`, read-only only before
+// tmux 3.7), and a pane
 // that prints control-mode block ends, even ones that guess the guard tmux is about to use,
 // is captured as text, never taken for the protocol.
 import assert from "node:assert/strict";
-import { type Lab, waitFor, waitForPrompt, withLab } from "./harness.ts";
+import { CONTROL_ALWAYS, type Lab, waitFor, waitForPrompt, withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";
+import { tmuxVersion } from "../lib/tmux/tmux.ts";
+import { behaviours } from "../lib/tmux/versions.ts";
 
 /** The flags of each client attached to the lab's server. */
 async function clientFlags(lab: Lab): Promise<string[]> {
@@ -30,9 +33,9 @@ async function nextGuards(lab: Lab): Promise<{ time: number; number: number }> {
   return { time: Number(last[1]), number: Number(last[2]) };
 }
 
-Deno.test("a general call opens a control client that is read-only and ignores size", () =>
+Deno.test("a general call opens a control client with the flags this tmux's version calls for", () =>
   withLab((lab) =>
-    withGeneral(lab, {}, async (s) => {
+    withGeneral(lab, { flags: CONTROL_ALWAYS }, async (s) => {
       assert.deepEqual(await clientFlags(lab), []);
       // The first call goes through a spawned client: only a server that answered one is
       // attached to (attach-session would start a server that is not running).
@@ -41,9 +44,12 @@ Deno.test("a general call opens a control client that is read-only and ignores s
       assert.equal(panes.ok, true);
       const flags = await clientFlags(lab);
       assert.equal(flags.length, 1, "one control client after the second call");
-      for (const flag of ["control-mode", "ignore-size", "read-only"]) {
+      const wanted = behaviours(await tmuxVersion(lab.tmux), "always").attachFlags;
+      for (const flag of ["control-mode", ...wanted]) {
         assert.ok(flags[0].split(",").includes(flag), `the client lacks ${flag}`);
       }
+      // From tmux 3.7 a read-only client makes tmux refuse the person's own send-keys.
+      assert.equal(flags[0].split(",").includes("read-only"), wanted.includes("read-only"));
       const sent = await s.call("send_keys", { pane_id: lab.pane, keys: "echo via-control" });
       assert.equal(sent.ok, true);
       await waitFor("the keys to reach the pane", async () => {
@@ -56,7 +62,7 @@ Deno.test("a general call opens a control client that is read-only and ignores s
 
 Deno.test("capture_pane returns forged control-mode block ends as the pane's text", () =>
   withLab((lab) =>
-    withGeneral(lab, {}, async (s) => {
+    withGeneral(lab, { flags: CONTROL_ALWAYS }, async (s) => {
       await s.call("list_panes");
       await s.call("list_panes");
       assert.equal((await clientFlags(lab)).length, 1, "a control client serves the calls");
@@ -124,7 +130,7 @@ Deno.test("search_panes reads history only when asked, numbering lines as captur
 
 Deno.test("general calls to a tmux server that is not running start none", () =>
   withLab((lab) =>
-    withGeneral(lab, {}, async (s) => {
+    withGeneral(lab, { flags: CONTROL_ALWAYS }, async (s) => {
       const absent = `${lab.socketName}-absent`;
       for (let i = 0; i < 3; i++) {
         const listed = await s.call("list_sessions", { socket_name: absent });

@@ -5,7 +5,7 @@
 // until the pane writes, nor misses what the pane wrote just before its connection attached,
 // and a capture through the connection touches no file (issue 18).
 import assert from "node:assert/strict";
-import { type Lab, typeInto, waitFor, withLab } from "./harness.ts";
+import { CONTROL_ALWAYS, type Lab, typeInto, waitFor, withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";
 import { randomHex } from "../lib/util/ids.ts";
 
@@ -52,7 +52,7 @@ Deno.test("ten waits at once on one session's panes share one control connection
     const panes: { id: string; tty: string }[] = [];
     for (let i = 0; i < 10; i++) panes.push(await quietPane(lab));
     const tmuxPid = await lab.tmuxCmd("display-message", "-p", "#{pid}");
-    await withGeneral(lab, {}, async (s) => {
+    await withGeneral(lab, { flags: CONTROL_ALWAYS }, async (s) => {
       const tokens = panes.map(() => `SHARED_${randomHex(4)}`);
       let begun = 0;
       const answered: unknown[] = [];
@@ -93,7 +93,7 @@ Deno.test("a wait over a quiet pane sends no capture until the pane writes", () 
   withLab(async (lab) => {
     const log = `${lab.dir}/control-lines`;
     const tmux = await loggingTmux(lab, log);
-    await withGeneral(lab, { flags: ["--tmux", tmux] }, async (s) => {
+    await withGeneral(lab, { flags: ["--tmux", tmux, ...CONTROL_ALWAYS] }, async (s) => {
       let reports = 0;
       const waiting = s.call("wait_for_text", {
         pane_id: lab.pane,
@@ -137,15 +137,15 @@ Deno.test("text written right after the wait's first look wakes it, around the c
     // of ours starts while a command of ours is in flight (lib/tmux/identify_gate.ts), so the
     // connection attaches either before the capture (and counts the text as %output) or after
     // the text (and a wait that begins to follow a new connection looks again: output_watch.ts).
-    // The control client's subscription to pane deaths names no pane, so a pane death report
-    // cannot stand in for either.
+    // The control client's subscription to the pane's death is made to name a pane that does
+    // not exist, so a death report cannot stand in for either.
     const log = `${lab.dir}/control-lines`;
     const tty = await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, "#{pane_tty}");
     const wrapper = `${lab.dir}/tmux-ordered`;
     await Deno.writeTextFile(
       wrapper,
       `#!/bin/sh\nfor arg; do\n  if [ "$arg" = -C ]; then\n` +
-        `    sed -u 's/:%[*]:/:%999999:/' | tee -a '${log}' | '${lab.tmux.bin}' "$@"\n` +
+        `    sed -u 's/:%[0-9]*:#{pane_dead}/:%999999:#{pane_dead}/' | tee -a '${log}' | '${lab.tmux.bin}' "$@"\n` +
         `    exit\n  fi\ndone\n` +
         `'${lab.tmux.bin}' "$@"\nstatus=$?\ncase "$*" in *capture-pane*)\n` +
         `  if mkdir '${lab.dir}/first-capture' 2>/dev/null; then\n` +
@@ -154,7 +154,7 @@ Deno.test("text written right after the wait's first look wakes it, around the c
     );
     await Deno.chmod(wrapper, 0o755);
     await Deno.writeTextFile(log, "");
-    await withGeneral(lab, { flags: ["--tmux", wrapper] }, async (s) => {
+    await withGeneral(lab, { flags: ["--tmux", wrapper, ...CONTROL_ALWAYS] }, async (s) => {
       let reports = 0;
       const waiting = s.call("wait_for_text", {
         pane_id: lab.pane,
@@ -171,7 +171,7 @@ Deno.test("text written right after the wait's first look wakes it, around the c
 
 Deno.test("captures through the open control connection touch no file; a paste still does", () =>
   withLab(async (lab) => {
-    await withGeneral(lab, {}, async (s) => {
+    await withGeneral(lab, { flags: CONTROL_ALWAYS }, async (s) => {
       // The first call to a tmux server goes through a spawned client; it opens the connection.
       assert.ok((await s.call("list_panes", {})).ok);
       assert.ok((await s.call("list_panes", {})).ok);

@@ -10,7 +10,7 @@ import { randomHex } from "../lib/util/ids.ts";
 import { type RunningServer, startServer } from "../lib/server/server.ts";
 import type { ServerContext } from "../lib/tools/context.ts";
 import type { RunHooks } from "../lib/run/run_machine.ts";
-import { socketPath } from "../lib/tmux/tmux.ts";
+import { socketPath, type TmuxClient } from "../lib/tmux/tmux.ts";
 import { childrenOf, processExists } from "../lib/run/procfs.ts";
 import {
   denoTrustEnvironment,
@@ -36,6 +36,16 @@ for (const name of Object.keys(Deno.env.toObject())) {
 
 export type Lab = PrivateLab;
 export { processExists, waitFor };
+
+/**
+ * The tests of the control-mode machinery itself run it on every tmux, as a person who chose
+ * `--control-mode always` would (lib/tmux/versions.ts: by default only tmux 3.7 and newer have
+ * it): the lab's client with that choice, and the server flag that makes it.
+ */
+export function controlAlways(lab: Lab): TmuxClient {
+  return { ...lab.tmux, controlMode: "always" };
+}
+export const CONTROL_ALWAYS = ["--control-mode", "always"];
 
 /** A private tmux server with one zsh pane at an idle prompt, checked for leftovers after. */
 export async function withLab(fn: (lab: Lab) => Promise<void>, zshrc = ""): Promise<void> {

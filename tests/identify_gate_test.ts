@@ -4,7 +4,7 @@
 // all through this process's own paths: without the gate, tmux 3.3a and 3.5a crashed within a few
 // hundred connections (a handful, mostly); with it the server must still answer at the end.
 import assert from "node:assert/strict";
-import { withLab } from "./harness.ts";
+import { controlAlways, withLab } from "./harness.ts";
 import { ControlServer } from "../lib/tmux/control_servers.ts";
 import { runTmux } from "../lib/tmux/tmux.ts";
 
@@ -21,7 +21,7 @@ Deno.test("control connections that start while commands notify never crash the 
     })();
     try {
       for (let i = 0; i < CONNECTIONS; i++) {
-        const server = new ControlServer(lab.tmux);
+        const server = new ControlServer(controlAlways(lab));
         server.markRunning();
         const connection = await server.general();
         await server.close();

@@ -1,9 +1,11 @@
 // The control-mode connection against a real tmux: it answers commands (reads as a spawned
 // client would), wakes a wait when a pane writes (and pauses panes nobody waits on), does not
 // pass for a person, comes back after the tmux server restarts, gives way to spawned clients
-// when control mode is unavailable, and keeps the guard's command line in one queue turn.
+// when control mode is unavailable, and keeps the guard's command line in one queue turn. It
+// runs the machinery on every tmux (`controlAlways`), as a person who opted in would.
 import assert from "node:assert/strict";
 import {
+  controlAlways,
   type Lab,
   processExists,
   splitPane,
@@ -63,7 +65,7 @@ Deno.test("a control connection answers commands and is not counted as a person"
     const size = "#{window_width}x#{window_height}";
     const before = await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, size);
     try {
-      const result = await controlRun(lab.tmux, lab.pane, [
+      const result = await controlRun(controlAlways(lab), lab.pane, [
         "display-message",
         "-p",
         "-t",
@@ -75,7 +77,7 @@ Deno.test("a control connection answers commands and is not counted as a person"
         "second",
       ]);
       assert.deepEqual(result, { code: 0, stdout: `${lab.pane}\nsecond\n`, stderr: "" });
-      const failed = await controlRun(lab.tmux, lab.pane, ["list-panes", "-t", "%999"]);
+      const failed = await controlRun(controlAlways(lab), lab.pane, ["list-panes", "-t", "%999"]);
       assert.equal(failed?.code, 1);
       const clients = await controlClients(lab);
       assert.equal(clients.length, 1);
@@ -97,13 +99,21 @@ Deno.test("a read through a control connection answers as a spawned client does"
       assert.equal((await controlClients(lab)).length, 0, "no connection is open yet");
       // Only a server that answered a spawned client is attached to (attach-session would
       // start one that is not running); tmuxCall's spawned answer shows this one runs.
-      assert.equal(await controlCall(lab.tmux, args), null, "no spawned client was answered yet");
-      assert.equal((await tmuxCall(lab.tmux, args)).ok, true);
-      const viaControl = await controlCall(lab.tmux, args);
+      assert.equal(
+        await controlCall(controlAlways(lab), args),
+        null,
+        "no spawned client was answered yet",
+      );
+      assert.equal((await tmuxCall(controlAlways(lab), args)).ok, true);
+      const viaControl = await controlCall(controlAlways(lab), args);
       assert.equal((await controlClients(lab)).length, 1, "the call opened one");
       assert.ok(viaControl?.stdout.includes(`${lab.pane}\tünïcode 😀 name\t`));
       assert.deepEqual(viaControl, await runTmux(lab.tmux, args));
-      assert.equal(await controlCall(lab.tmux, ["new-window", "-d"]), null, "not a routed read");
+      assert.equal(
+        await controlCall(controlAlways(lab), ["new-window", "-d"]),
+        null,
+        "not a routed read",
+      );
     } finally {
       await closeControlConnections();
     }
@@ -113,9 +123,12 @@ Deno.test("a wait on a pane that does not exist does not turn control mode off",
   withLab(async (lab) => {
     try {
       const never = new AbortController().signal;
-      await within("a wait on a missing pane", watchOutput(lab.tmux, "%999").wake(50, never));
+      await within(
+        "a wait on a missing pane",
+        watchOutput(controlAlways(lab), "%999").wake(50, never),
+      );
       assert.equal(
-        (await controlRun(lab.tmux, lab.pane, ["display-message", "-p", "ok"]))?.stdout,
+        (await controlRun(controlAlways(lab), lab.pane, ["display-message", "-p", "ok"]))?.stdout,
         "ok\n",
       );
     } finally {
@@ -126,7 +139,7 @@ Deno.test("a wait on a pane that does not exist does not turn control mode off",
 Deno.test("a wait wakes when the pane writes", () =>
   withLab(async (lab) => {
     try {
-      const output = watchOutput(lab.tmux, lab.pane);
+      const output = watchOutput(controlAlways(lab), lab.pane);
       // The first wake returns once the connection is attached; the pane has not written yet.
       await within("the connection to attach", output.wake(600_000, new AbortController().signal));
       assert.equal((await controlClients(lab)).length, 1);
@@ -145,11 +158,11 @@ Deno.test("a pane nobody waits on is paused, and a wait on it resumes it", () =>
     try {
       await within(
         "the connection to attach",
-        watchOutput(lab.tmux, lab.pane).wake(600_000, never),
+        watchOutput(controlAlways(lab), lab.pane).wake(600_000, never),
       );
       const other = await splitPane(lab, ...zshCommand(lab.dir));
       await waitForPrompt({ ...lab, pane: other });
-      const later = watchOutput(lab.tmux, other);
+      const later = watchOutput(controlAlways(lab), other);
       await within("the pane to be watched again", later.wake(600_000, never));
       const waking = later.wake(600_000, never);
       await lab.tmuxCmd("send-keys", "-t", other, "-l", "echo AGAIN");
@@ -166,7 +179,7 @@ Deno.test("silencing and resuming a pane while it writes leaves the tmux server 
     try {
       await within(
         "the connection to attach",
-        watchOutput(lab.tmux, lab.pane).wake(600_000, never),
+        watchOutput(controlAlways(lab), lab.pane).wake(600_000, never),
       );
       // A new pane writes before anyone waits on it, so it is silenced with output in flight;
       // a wait then resumes it while it still writes. (tmux 3.3a crashed when this was done
@@ -178,7 +191,7 @@ Deno.test("silencing and resuming a pane while it writes leaves the tmux server 
           "-c",
           "seq 1 20000; printf '%s%s\\n' DO NE; exec sleep 60",
         );
-        const watch = watchOutput(lab.tmux, pane);
+        const watch = watchOutput(controlAlways(lab), pane);
         await waitFor(`the output of round ${round} to end`, async () => {
           await watch.wake(100, never);
           return (await lab.tmuxCmd("capture-pane", "-p", "-t", pane)).includes("DONE");
@@ -197,7 +210,11 @@ Deno.test("silencing and resuming a pane while it writes leaves the tmux server 
 Deno.test("the control connection comes back after the tmux server restarts", () =>
   withLab(async (lab) => {
     try {
-      const first = await controlRun(lab.tmux, lab.pane, ["display-message", "-p", "one"]);
+      const first = await controlRun(controlAlways(lab), lab.pane, [
+        "display-message",
+        "-p",
+        "one",
+      ]);
       assert.equal(first?.stdout, "one\n");
       const serverPid = Number(await lab.tmuxCmd("display-message", "-p", "#{pid}"));
       await lab.tmuxCmd("kill-server");
@@ -206,7 +223,7 @@ Deno.test("the control connection comes back after the tmux server restarts", ()
       const pane = await lab.tmuxCmd("display-message", "-p", "-t", "$0", "#{pane_id}");
       await waitForPrompt({ ...lab, pane });
       const again = await waitFor("a command through a new control connection", async () => {
-        const result = await controlRun(lab.tmux, pane, ["display-message", "-p", "two"])
+        const result = await controlRun(controlAlways(lab), pane, ["display-message", "-p", "two"])
           .catch(() => null);
         return result?.stdout === "two\n" ? result : null;
       });
@@ -225,7 +242,7 @@ Deno.test("without control mode, commands fall back to spawned clients and waits
       `#!/bin/sh\nfor arg; do [ "$arg" = -C ] && exit 1; done\nexec tmux "$@"\n`,
     );
     await Deno.chmod(wrapper, 0o755);
-    const tmux: TmuxClient = { bin: wrapper, socket: lab.tmux.socket };
+    const tmux: TmuxClient = { bin: wrapper, socket: lab.tmux.socket, controlMode: "always" };
     try {
       assert.equal(await controlRun(tmux, lab.pane, ["display-message", "-p", "x"]), null);
       const signal = new AbortController().signal;
@@ -271,7 +288,7 @@ Deno.test("a capture through a control connection keeps lines that look like its
       `#!/bin/sh\necho x >> '${spawns}'\nexec '${lab.tmux.bin}' "$@"\n`,
     );
     await Deno.chmod(wrapper, 0o755);
-    const tmux: TmuxClient = { bin: wrapper, socket: lab.tmux.socket };
+    const tmux: TmuxClient = { bin: wrapper, socket: lab.tmux.socket, controlMode: "always" };
     const clients = async () => (await Deno.readTextFile(spawns)).split("\n").length - 1;
     const placed: string[] = [];
     const files = tempFilesUnderTmp(placed);

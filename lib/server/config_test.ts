@@ -53,6 +53,7 @@ Deno.test("no flags and no environment: serve, tmux's default socket, documented
     runTimeoutWithProgressSeconds: DEFAULT_RUN_TIMEOUT_WITH_PROGRESS_SECONDS,
     maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
     waitMaxSeconds: DEFAULT_WAIT_MAX_SECONDS,
+    controlMode: "auto",
   });
   assert.deepEqual(
     [
@@ -220,4 +221,15 @@ Deno.test("the first positional is the command, the rest and --script/--server t
   assert.deepEqual(parsed.rest, ["extra"]);
   assert.equal(parsed.script, "make -v");
   assert.equal(parsed.server, "42");
+});
+
+Deno.test("--control-mode and TMUX_MCP_CONTROL_MODE choose control mode; the flag wins", () => {
+  assert.equal(configOf([]).controlMode, "auto");
+  assert.equal(configOf([], { TMUX_MCP_CONTROL_MODE: "never" }).controlMode, "never");
+  assert.equal(
+    configOf(["--control-mode", "always"], { TMUX_MCP_CONTROL_MODE: "never" }).controlMode,
+    "always",
+  );
+  assertUsage(["--control-mode", SECRET], {}, "--control-mode", "auto, always or never");
+  assertUsage([], { TMUX_MCP_CONTROL_MODE: SECRET }, "TMUX_MCP_CONTROL_MODE");
 });

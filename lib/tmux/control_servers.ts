@@ -200,7 +200,7 @@ export class ControlServer {
 const servers = new Map<string, ControlServer>();
 
 function serverKey(client: TmuxClient): string {
-  return `${client.bin}\n${socketPath(client.socket)}`;
+  return `${client.bin}\n${socketPath(client.socket)}\n${client.controlMode ?? "auto"}`;
 }
 
 export function serverFor(client: TmuxClient): ControlServer {
