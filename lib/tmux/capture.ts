@@ -5,7 +5,10 @@
 // rather than guess. A full-screen program draws on the alternate screen, where positions mean
 // nothing and the shell's scrollback is still underneath: across a switch, or while a program
 // redraws there, "since" is the current screen, flagged as a redraw. Cursors are kept by the
-// server (cursor_store.ts); a client holds only a handle.
+// server (cursor_store.ts); a client holds only a handle. A look captures the screen and a
+// bounded window of history above it, never the whole history, so a cursor names its grid
+// line whatever window it was taken from, and a cursor older than a look's window has missed
+// lines.
 import type { TmuxClient } from "./tmux.ts";
 import {
   isNotAnswering,
@@ -24,6 +27,13 @@ export const DEFAULT_MAX_LINES = 1000;
 export const MAX_LINES = 10000;
 export const MAX_TEXT_BYTES = 256 * 1024;
 const ANCHOR_LINES = 3;
+/**
+ * The history lines a look captures above the screen: as many as any tool returns, so what
+ * arrived since a cursor fits unless more arrived than a reply could hold anyway. A look at the
+ * whole history cost what the history holds (a capture_since of a 100,000-line pane took
+ * 1.25 s), and on tmux before 3.6 a capture answered to a control client leaks in its server.
+ */
+export const LOOK_HISTORY_LINES = MAX_LINES;
 
 export type Snapshot = {
   paneId: string;
@@ -31,11 +41,18 @@ export type Snapshot = {
   dead: boolean;
   /** The pane's foreground process name (tmux's pane_current_command). */
   currentCommand: string;
+  /** All the history lines the pane holds above its screen (tmux's history_size). */
+  paneHistorySize: number;
   /**
-   * The history lines `lines` holds before the visible screen: all of the pane's history, or
-   * at most the window a snapshot was asked for. `lines[historySize + cursorY]` is the cursor's.
+   * The history lines `lines` holds above the screen: the pane's last ones, at most the window
+   * the look asked for. `lines[historySize + cursorY]` is the cursor's line.
    */
   historySize: number;
+  /**
+   * The grid line of `lines[0]`: grid lines count from the oldest history line the pane holds,
+   * so `paneHistorySize + cursorY` is the cursor's, whatever window a look captured.
+   */
+  firstLine: number;
   cursorX: number;
   cursorY: number;
   lines: string[];
@@ -48,6 +65,7 @@ export type Snapshot = {
 export type Cursor = {
   paneId: string;
   panePid: number;
+  /** The cursor's grid line (see Snapshot.firstLine), not an index into one look's lines. */
   line: number;
   column: number;
   anchor: string[];
@@ -77,9 +95,9 @@ function stateLine(paneId: string): string[] {
   ];
 }
 
-/** The capture's range: `historyWindow` history lines above the screen, or all of them. */
-function captureRange(historyWindow: number | undefined): string[] {
-  return ["-S", historyWindow === undefined ? "-" : `-${historyWindow}`, "-E", "-"];
+/** The capture's range: the screen and at most `historyWindow` history lines above it. */
+function captureRange(historyWindow: number): string[] {
+  return ["-S", `-${historyWindow}`, "-E", "-"];
 }
 
 type Looked = { state: string; lines: string[]; escaped: boolean };
@@ -96,8 +114,8 @@ export async function snapshot(
   files: TempFiles,
   paneId: string,
   signal?: AbortSignal,
-  /** Capture at most this many history lines above the screen; all of them when absent. */
-  historyWindow?: number,
+  /** Capture at most this many history lines above the screen. */
+  historyWindow = LOOK_HISTORY_LINES,
 ): Promise<TmuxOutcome<Snapshot>> {
   const range = captureRange(historyWindow);
   const blocks = await controlBlocks(
@@ -122,6 +140,8 @@ export async function snapshot(
   const { state, lines, escaped } = looked.value;
   const header = state.split(" ");
   if (header[0] !== paneId) return { ok: false, payload: notFound(paneId) };
+  const paneHistorySize = Number(header[3]);
+  const historySize = Math.min(paneHistorySize, historyWindow);
   return {
     ok: true,
     value: {
@@ -129,7 +149,9 @@ export async function snapshot(
       panePid: Number(header[1]),
       dead: header[2] === "1",
       currentCommand: header.slice(7).join(" "),
-      historySize: Math.min(Number(header[3]), historyWindow ?? Infinity),
+      paneHistorySize,
+      historySize,
+      firstLine: paneHistorySize - historySize,
       cursorX: Number(header[4]),
       cursorY: Number(header[5]),
       lines,
@@ -262,20 +284,35 @@ function leftOfColumn(line: string, column: number): string {
   return line.slice(0, end);
 }
 
+/** The index in `shot.lines` of grid line `line`: negative above the look's window. */
+function lineIndex(shot: Snapshot, line: number): number {
+  return line - shot.firstLine;
+}
+
+/** The grid line the cursor is on: what a Cursor keeps, whatever window the look took. */
+export function cursorGridLine(shot: Snapshot): number {
+  return shot.paneHistorySize + shot.cursorY;
+}
+
+/** The index in `shot.lines` of the cursor's line. */
+function cursorIndex(shot: Snapshot): number {
+  return lineIndex(shot, cursorGridLine(shot));
+}
+
 /** The line the cursor is on, whole and left of the cursor (where a prompt ends). */
 export function cursorLine(shot: Snapshot): { whole: string; beforeCursor: string } {
-  const whole = shot.lines[shot.historySize + shot.cursorY] ?? "";
+  const whole = shot.lines[cursorIndex(shot)] ?? "";
   return { whole, beforeCursor: leftOfColumn(whole, shot.cursorX) };
 }
 
 export function cursorAt(shot: Snapshot): Cursor {
-  const line = shot.historySize + shot.cursorY;
-  const prefix = leftOfColumn(shot.lines[line] ?? "", shot.cursorX);
-  const before = shot.lines.slice(Math.max(0, line - ANCHOR_LINES), line);
+  const index = cursorIndex(shot);
+  const prefix = leftOfColumn(shot.lines[index] ?? "", shot.cursorX);
+  const before = shot.lines.slice(Math.max(0, index - ANCHOR_LINES), index);
   return {
     paneId: shot.paneId,
     panePid: shot.panePid,
-    line,
+    line: cursorGridLine(shot),
     column: prefix.length,
     anchor: [...before, prefix],
     alternate: shot.alternate,
@@ -306,6 +343,19 @@ function anchorMatches(lines: string[], line: number, anchor: string[]): boolean
   return lines[line].startsWith(anchor.at(-1) ?? "");
 }
 
+/**
+ * The index in `shot.lines` of the cursor's line, up to index `end`; -1 when it is not there.
+ * History only loses lines at its top (trimmed at its limit, cleared), so the line is at its
+ * grid line or above it; one above the look's window is out of reach, as are the lines after
+ * it that the window could not hold.
+ */
+function anchorIndex(shot: Snapshot, cursor: Cursor, end: number): number {
+  for (let index = Math.min(lineIndex(shot, cursor.line), end); index >= 0; index--) {
+    if (anchorMatches(shot.lines, index, cursor.anchor)) return index;
+  }
+  return -1;
+}
+
 export type Since = {
   /**
    * Lines from the cursor's line to the current cursor row, the first one whole; after a
@@ -322,9 +372,12 @@ export type Since = {
   arrived: string[];
 };
 
-/** What arrived after `cursor`, located again if history was trimmed since. */
+/**
+ * What arrived after `cursor`, located again if history was trimmed since. A cursor whose line
+ * is older than the look's window missed lines: the answer is what the window holds.
+ */
 export function since(shot: Snapshot, cursor: Cursor): Since {
-  const end = shot.historySize + shot.cursorY;
+  const end = cursorIndex(shot);
   const all = shot.lines.slice(0, end + 1);
   const missed = (reason: Since["reason"]): Since => ({
     lines: all,
@@ -351,13 +404,7 @@ export function since(shot: Snapshot, cursor: Cursor): Since {
       arrived,
     };
   }
-  let found = -1;
-  for (let line = Math.min(cursor.line, end); line >= 0; line--) {
-    if (anchorMatches(shot.lines, line, cursor.anchor)) {
-      found = line;
-      break;
-    }
-  }
+  const found = anchorIndex(shot, cursor, end);
   if (found < 0) return missed("history_changed");
   const lines = shot.lines.slice(found, end + 1);
   return {

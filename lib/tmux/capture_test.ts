@@ -1,7 +1,9 @@
 // Capture cursors without tmux: a cursor names a position in the grid plus the text just
 // before it, so "since" finds that text again after history moved, says lines may be missed
 // when it cannot, and across the alternate screen answers with the current screen, flagged as a
-// redraw, never with the shell's scrollback. Decoding keeps every byte.
+// redraw, never with the shell's scrollback. Looks hold a window of history, not all of it: a
+// cursor's grid line holds across windows, and one older than a look's window missed lines.
+// Decoding keeps every byte.
 import assert from "node:assert/strict";
 import {
   bounded,
@@ -12,14 +14,18 @@ import {
   type Snapshot,
 } from "./capture.ts";
 
-/** A pane whose cursor sits on the last line of `lines`, `column` cells in, no rows below. */
+/**
+ * A pane whose cursor sits on the last line of `lines`, `column` cells in, no rows below; the
+ * look holds all of its history unless `extra` says the window begins at a later `firstLine`.
+ */
 function screen(lines: string[], column: number, extra: Partial<Snapshot> = {}): Snapshot {
-  return {
+  const shot = {
     paneId: "%3",
     panePid: 100,
     dead: false,
     currentCommand: "zsh",
     historySize: lines.length - 1,
+    firstLine: 0,
     cursorX: column,
     cursorY: 0,
     lines,
@@ -27,6 +33,12 @@ function screen(lines: string[], column: number, extra: Partial<Snapshot> = {}):
     alternate: false,
     ...extra,
   };
+  return { ...shot, paneHistorySize: shot.firstLine + shot.historySize };
+}
+
+/** A look whose window of history begins at grid line `firstLine`. */
+function windowed(firstLine: number, lines: string[], column: number): Snapshot {
+  return screen(lines, column, { firstLine });
 }
 
 const bytes = (...values: number[]) => new Uint8Array(values);
@@ -60,6 +72,12 @@ Deno.test("a cursor records its grid line, its column and the text before it", (
     alternate: false,
     screen: [],
   });
+});
+
+Deno.test("a cursor from a window names its grid line, not its index in the window", () => {
+  const cursor = cursorAt(windowed(5000, ["one", "two", "$ "], 2));
+  assert.equal(cursor.line, 5002);
+  assert.deepEqual(cursor.anchor, ["one", "two", "$ "]);
 });
 
 Deno.test("the cursor column counts terminal cells, wide characters as two", () => {
@@ -102,6 +120,57 @@ Deno.test("since with nothing new returns the cursor line, nothing past its colu
 Deno.test("since finds the anchor again after history was trimmed", () => {
   const cursor = cursorAt(screen(["0", "1", "2", "a", "b", "$ "], 2));
   const trimmed = screen(["2", "a", "b", "$ make", "out", "$ "], 2);
+  assert.deepEqual(since(trimmed, cursor), {
+    lines: ["$ make", "out", "$ "],
+    firstColumn: 2,
+    linesMissed: false,
+    reason: null,
+    redraw: false,
+    arrived: ["make", "out", "$ "],
+  });
+});
+
+/** `count` lines of history that are none of the tests' anchors. */
+const older = (count: number) => Array.from({ length: count }, (_, i) => `older ${i}`);
+
+Deno.test("a cursor from one window is found in a later look whose window begins elsewhere", () => {
+  const cursor = cursorAt(windowed(4999, ["v", "a", "b", "c", "$ "], 2));
+  const found = {
+    lines: ["$ make", "out", "$ "],
+    firstColumn: 2,
+    linesMissed: false,
+    reason: null,
+    redraw: false,
+    arrived: ["make", "out", "$ "],
+  };
+  // A wider window, from nine lines further up: the cursor's line is at index 13.
+  const wider = windowed(4990, [...older(9), "v", "a", "b", "c", "$ make", "out", "$ "], 2);
+  assert.deepEqual(since(wider, cursor), found);
+  // A window that slid down as lines arrived: the cursor's line is at index 3.
+  const slid = windowed(5000, ["a", "b", "c", "$ make", "out", "$ "], 2);
+  assert.deepEqual(since(slid, cursor), found);
+});
+
+Deno.test("a cursor older than the look's window says lines were missed, with the window", () => {
+  const cursor = cursorAt(windowed(5000, ["a", "b", "$ "], 2));
+  // More lines arrived than the window holds: it begins below the cursor's line, and the
+  // lines it holds repeat the cursor's own, which must not pass for them.
+  const later = windowed(5010, ["a", "b", "$ ", "a", "b", "$ "], 2);
+  assert.deepEqual(since(later, cursor), {
+    lines: ["a", "b", "$ ", "a", "b", "$ "],
+    firstColumn: 0,
+    linesMissed: true,
+    reason: "history_changed",
+    redraw: false,
+    arrived: ["a", "b", "$ ", "a", "b", "$ "],
+  });
+});
+
+Deno.test("a cursor is found in a window after history was trimmed above it", () => {
+  const cursor = cursorAt(windowed(5000, ["0", "a", "b", "$ "], 2));
+  // The history reached its limit and lost 1000 lines at its top: the cursor's line, once
+  // grid line 5003, is now 4003, and two lines came after it.
+  const trimmed = windowed(3990, [...older(10), "0", "a", "b", "$ make", "out", "$ "], 2);
   assert.deepEqual(since(trimmed, cursor), {
     lines: ["$ make", "out", "$ "],
     firstColumn: 2,

@@ -4,7 +4,7 @@
 import { pasteIntoPane } from "../tmux/paste.ts";
 import { containsCaller } from "../tmux/caller.ts";
 import { boolean, object, string, toolInput } from "../mcp/json_schema.ts";
-import { snapshot } from "../tmux/capture.ts";
+import { LOOK_HISTORY_LINES, snapshot } from "../tmux/capture.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
 import {
@@ -86,7 +86,8 @@ export const sendKeysTool = defineTool({
     "Type into a pane: text as is, or with literal: false tmux key names such as C-c Enter " +
     "Up M-Left F5 (a word that is none, e.g. Ctrl-C, is refused); enter: true presses Enter " +
     "after. For TUIs, REPLs and prompts; for a command's exit status use run_command, for a " +
-    "block of text paste_text. Returns a cursor for wait_for_text.",
+    "block of text paste_text. Returns a cursor for wait_for_text, which reads up to " +
+    `${LOOK_HISTORY_LINES} history lines back.`,
   inputSchema: SEND_KEYS_INPUT,
   outputSchema: TYPED_OUTPUT,
   annotations: PROGRAM_INPUT,
@@ -134,7 +135,8 @@ export const pasteTextTool = defineTool({
   description:
     "Paste a block of text into a pane through a tmux buffer, bracketed when the program " +
     "asked for it, so it is taken as one paste; nothing presses Enter. Returns a cursor for " +
-    "wait_for_text. For keystrokes use send_keys.",
+    `wait_for_text, which reads up to ${LOOK_HISTORY_LINES} history lines back. For ` +
+    "keystrokes use send_keys.",
   inputSchema: PASTE_TEXT_INPUT,
   outputSchema: TYPED_OUTPUT,
   annotations: PROGRAM_INPUT,

@@ -13,8 +13,10 @@
 import { pasteIntoPane } from "../tmux/paste.ts";
 import {
   bounded,
+  cursorGridLine,
   cursorLine,
   DEFAULT_MAX_LINES,
+  LOOK_HISTORY_LINES,
   type Snapshot,
   snapshot,
 } from "../tmux/capture.ts";
@@ -55,12 +57,12 @@ import { watchOutput } from "../tmux/output_watch.ts";
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
 const POLL_MS = 50;
 /**
- * The history lines a look captures above the screen. The prompt and a finished command's end
- * marker are at the bottom, so a look needs only the recent lines; a capture of the whole
- * history (2000 lines by default) took ~1 ms of each look, one with this window ~0.1 ms. The
- * whole history is captured when the window cannot hold what is needed: the first look (an
- * earlier run's marker to find, and the cursor's line among all of them), a start marker
- * further up, or a timed-out run's partial output.
+ * The history lines a look captures above the screen while a run is awaited. The prompt and a
+ * finished command's end marker are at the bottom, so a look needs only the recent lines; a
+ * capture of the whole history (2000 lines by default) took ~1 ms of each look, one with this
+ * window ~0.1 ms. The wider window every other look takes (LOOK_HISTORY_LINES) is captured
+ * when this one cannot hold what is needed: a start marker further up, or a timed-out run's
+ * partial output.
  */
 const RECENT_HISTORY_LINES = 200;
 /**
@@ -105,8 +107,11 @@ type LineRecord = {
   panePid: number;
   /** The prompt as drawn over an empty line: the text left of the cursor, once seen. */
   prompt: string | null;
-  /** The id of a run that timed out before its end marker appeared. */
-  unfinished: string | null;
+  /**
+   * A run whose end marker has not appeared: its id, and the grid line it was typed on
+   * (lib/tmux/capture.ts), to tell a start marker above a look's window from one not printed.
+   */
+  unfinished: { id: string; typedAt: number } | null;
 };
 
 const lineRecords = new Map<string, LineRecord>();
@@ -156,7 +161,7 @@ function lineRefusal(record: LineRecord, shot: Snapshot, paneId: string): ToolPa
   const atCursor = row.whole.charAt(row.beforeCursor.length);
   const atPrompt = prompt !== null && left === prompt && atCursor.trim() === "";
   if (record.unfinished !== null) {
-    const marker = endMarker(record.unfinished);
+    const marker = endMarker(record.unfinished.id);
     if (!atPrompt && !shot.lines.some((line) => line.includes(marker))) return unfinished(paneId);
     record.unfinished = null;
   }
@@ -252,7 +257,8 @@ export const runCommandTool = defineTool({
   toolset: "execute",
   description:
     "Run a command you wrote in a pane at a POSIX shell prompt (sh, bash, dash, zsh, ksh), " +
-    "wait, and get exit_status and output. It runs in a subshell: exit N reports N; cd and " +
+    "wait, and get exit_status and output (read from the screen and the last " +
+    `${LOOK_HISTORY_LINES} history lines). It runs in a subshell: exit N reports N; cd and ` +
     "export do not persist. Refused, nothing typed, when another program is in the " +
     "foreground, an earlier run_command has not ended or text sits at the prompt. A longer " +
     "timeout is clamped; on timeout the command may still run: wait_for_command waits again. " +
@@ -299,9 +305,8 @@ async function runCommandWithin(
   timeout: number,
   signal: AbortSignal,
 ): Promise<ToolPayload> {
-  // One look gives the process, the cursor and the screen, all of the same instant. It takes
-  // the whole history: an earlier run's end marker may be anywhere in it, and the cursor this
-  // call returns numbers its line among all of them.
+  // One look gives the process, the cursor and the screen, all of the same instant, and the
+  // history lines an earlier run's end marker may be in.
   const before = await snapshot(client, context.tempFiles, a.pane_id, signal).catch(() => null);
   if (before === null || extra.signal.aborted) return CANCELLED;
   if (!before.ok) return before.payload;
@@ -328,7 +333,7 @@ async function runCommandWithin(
     if (sent === null) return CANCELLED;
     if (!sent.ok) return sent.payload;
     // Until its end marker shows, this run holds the line (whatever ends this call).
-    record.unfinished = id;
+    record.unfinished = { id, typedAt: cursorGridLine(before.value) };
     const watch = { output, spotting, message: "waiting for the command to finish" };
     const end = await awaitEnd(
       context,
@@ -403,7 +408,7 @@ async function awaitEnd(
       .catch(() => null);
     if (shot?.ok) {
       const seen = markers(shot.value.lines, id);
-      // Finished with its start above the window, or out of time: read the whole history.
+      // Finished with its start above the window, or out of time: read the wider window.
       if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
         shot = await snapshot(client, context.tempFiles, paneId, signal).catch(() => null);
       }
@@ -415,9 +420,8 @@ async function awaitEnd(
     }
     const escaped = shot.value.escaped;
     const { all, first, last } = markers(shot.value.lines, id);
-    const lines = first < 0 && last < 0
-      ? []
-      : all.slice(first + 1, last < 0 ? undefined : last + 1);
+    const noOutput = first < 0 && last < 0 && !startAboveWindow(shot.value, record, id);
+    const lines = noOutput ? [] : all.slice(first + 1, last < 0 ? undefined : last + 1);
     if (last >= 0) {
       // The shell draws its prompt right after the end marker: remember it. A look that came
       // before the prompt was drawn sees an empty line there, so it waits once for the drawing;
@@ -432,7 +436,7 @@ async function awaitEnd(
       const status = Number(done.exec(all[last])![1]);
       const printed = [...lines.slice(0, -1), all[last].replace(done, "")];
       if (printed.at(-1) === "") printed.pop();
-      if (record.unfinished === id) record.unfinished = null;
+      if (record.unfinished?.id === id) record.unfinished = null;
       if (belowMarker && prompt !== "") record.prompt = prompt;
       return { ok: true, status, lines: printed, escaped, startLost: first < 0 };
     }
@@ -444,6 +448,15 @@ async function awaitEnd(
     if (spotting?.following() && !spotting.spotter.seen) continue;
     await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
   }
+}
+
+/**
+ * Whether run `id` was typed above `shot`'s window, so its start marker is too: more lines
+ * arrived since than a look holds, and what it holds is the run's latest output. History only
+ * loses lines at its top, so a line once at the grid line it was typed on is there or above.
+ */
+function startAboveWindow(shot: Snapshot, record: LineRecord, id: string): boolean {
+  return record.unfinished?.id === id && shot.firstLine > record.unfinished.typedAt;
 }
 
 /** The tool result for how run `id` ended (run_command's and wait_for_command's shape). */
@@ -471,7 +484,8 @@ function finished(
         "with command_id waits for it again, and the next run_command here is refused until " +
         "it ends or is stopped (send_keys C-c, literal: false)"
       : end.startLost
-      ? "the beginning of the output is no longer in the pane's history"
+      ? "the beginning of the output is gone from the pane's history, or more than " +
+        `${LOOK_HISTORY_LINES} lines above the screen`
       : null,
   });
 }
@@ -493,7 +507,8 @@ function unknownCommand(paneId: string) {
   return refusal(
     "unknown_command",
     `\`command_id\` names no run_command whose start or end can still be found in pane ${paneId} ` +
-      "(another pane's, from before this server restarted, or its lines left the history); " +
+      "(another pane's, from before this server restarted, or its lines left the history or " +
+      `are more than ${LOOK_HISTORY_LINES} lines above the screen); ` +
       "nothing was read. Read the pane with capture_pane",
   );
 }
@@ -535,7 +550,7 @@ async function waitForCommand(
     if (!look.ok) return look.payload;
     const record = lineRecord(key, look.value);
     const seen = markers(look.value.lines, a.command_id);
-    if (seen.first < 0 && seen.last < 0 && record.unfinished !== a.command_id) {
+    if (seen.first < 0 && seen.last < 0 && record.unfinished?.id !== a.command_id) {
       return unknownCommand(a.pane_id);
     }
     const watch = { output, spotting, message: "waiting for the command to finish" };

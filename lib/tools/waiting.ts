@@ -8,6 +8,7 @@ import {
   type Cursor,
   cursorAt,
   DEFAULT_MAX_LINES,
+  LOOK_HISTORY_LINES,
   since,
   type Snapshot,
   snapshot,
@@ -89,7 +90,8 @@ export const captureSinceTool = defineTool({
   toolset: "inspect",
   description:
     "Watch a pane across calls: without a cursor, the screen and a cursor; with one, the " +
-    "lines since (lines_missed if history was trimmed; after a full-screen program, the " +
+    `lines since, from the screen and last ${LOOK_HISTORY_LINES} history lines (lines_missed ` +
+    "if the cursor is further back or history was trimmed; after a full-screen program, the " +
     "screen with redraw: true). To block until text appears use wait_for_text.",
   inputSchema: CAPTURE_SINCE_INPUT,
   outputSchema: CAPTURE_SINCE_OUTPUT,
@@ -216,7 +218,8 @@ export const waitForTextTool = defineTool({
   toolset: "inspect",
   description:
     "Wait until NEW output in a pane (after the cursor, or the call's start) matches a " +
-    "pattern; pass the cursor send_keys, paste_text or run_command returned. Returns the " +
+    "pattern; pass the cursor send_keys, paste_text or run_command returned. Looks read the " +
+    `screen and last ${LOOK_HISTORY_LINES} history lines (lines_missed beyond). Returns the ` +
     "outcome, matched line and text_since_cursor; on timeout, last_lines. A longer timeout " +
     "is clamped. For a command's exit status use run_command.",
   inputSchema: WAIT_FOR_TEXT_INPUT,
