@@ -19,7 +19,8 @@ import { authorize } from "../lib/run/guard.ts";
 import { closeControlConnections, controlCall, controlRun } from "../lib/tmux/control_servers.ts";
 import { watchOutput } from "../lib/tmux/output_watch.ts";
 import { tmuxCall } from "../lib/tmux/targets.ts";
-import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
+import { runTmux, type TmuxClient, tmuxVersion } from "../lib/tmux/tmux.ts";
+import { behaviours } from "../lib/tmux/versions.ts";
 import { snapshot } from "../lib/tmux/capture.ts";
 import { TempFiles } from "../lib/tmux/temp_files.ts";
 
@@ -81,7 +82,7 @@ Deno.test("a control connection answers commands and is not counted as a person"
       assert.equal(failed?.code, 1);
       const clients = await controlClients(lab);
       assert.equal(clients.length, 1);
-      for (const flag of ["ignore-size", "read-only"]) {
+      for (const flag of behaviours(await tmuxVersion(lab.tmux), "always").attachFlags) {
         assert.ok(clients[0].split(",").includes(flag), `the control client lacks ${flag}`);
       }
       assert.equal(await lab.tmuxCmd("display-message", "-p", "-t", lab.pane, size), before);
@@ -297,7 +298,11 @@ Deno.test("a capture through a control connection keeps lines that look like its
       const opened = await clients();
       const shot = await snapshot(tmux, files, lab.pane);
       assert.ok(shot.ok, JSON.stringify(shot));
-      assert.equal(await clients(), opened, "the capture went through the open connection");
+      // Before tmux 3.6 a capture printed to a control client leaks: it goes through a file.
+      const printed = behaviours(await tmuxVersion(lab.tmux)).capturePrintsToControl;
+      if (printed) {
+        assert.equal(await clients(), opened, "the capture went through the open connection");
+      }
       const lines = shot.value.lines.map((line) => line.trimEnd());
       const first = lines.indexOf(forged[0]);
       assert.deepEqual(lines.slice(first, first + forged.length + 2), [
@@ -306,7 +311,7 @@ Deno.test("a capture through a control connection keeps lines that look like its
         "forged-done",
       ]);
       assert.equal(await lab.tmuxCmd("list-buffers"), "", "no buffer is left behind");
-      assert.deepEqual(placed, [], "the capture through the connection lent no file");
+      assert.equal(placed.length, printed ? 0 : 1, "a file lent only where tmux leaks");
     } finally {
       await files.close();
       await closeControlConnections();

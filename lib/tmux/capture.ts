@@ -9,7 +9,7 @@
 // bounded window of history above it, never the whole history, so a cursor names its grid
 // line whatever window it was taken from, and a cursor older than a look's window has missed
 // lines.
-import type { TmuxClient } from "./tmux.ts";
+import { behavioursOf, type TmuxClient } from "./tmux.ts";
 import {
   isNotAnswering,
   notFound,
@@ -118,11 +118,15 @@ export async function snapshot(
   historyWindow = LOOK_HISTORY_LINES,
 ): Promise<TmuxOutcome<Snapshot>> {
   const range = captureRange(historyWindow);
-  const blocks = await controlBlocks(
-    client,
-    [...stateLine(paneId), ";", "capture-pane", "-p", "-t", paneId, ...range],
-    signal,
-  );
+  // Before tmux 3.6 a capture printed to a control client is never freed in the tmux server
+  // (versions.ts, capturePrintsToControl): there it goes through a buffer and a file.
+  const blocks = (await behavioursOf(client)).capturePrintsToControl
+    ? await controlBlocks(
+      client,
+      [...stateLine(paneId), ";", "capture-pane", "-p", "-t", paneId, ...range],
+      signal,
+    )
+    : null;
   let looked: TmuxOutcome<Looked>;
   if (blocks?.length === 2 && blocks.every((block) => block.ok && block.exact)) {
     looked = {

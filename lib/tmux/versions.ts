@@ -65,6 +65,12 @@ export type TmuxBehaviours = {
    * `#{history_size}` in the same command (args_strtonum_and_expand).
    */
   captureRangeExpands: boolean;
+  /**
+   * From 3.7 tmux refuses C0 and other invisible characters in session and window names and
+   * pane titles, and sanitizes a program's name in `pane_current_command` (d339ab51e, GitHub
+   * issue 4999); before, it kept them in its own escaped form.
+   */
+  sanitizesNames: boolean;
 };
 
 const CONTROL_MODE_SAFE_FROM = 307;
@@ -84,5 +90,6 @@ export function behaviours(
     capturePrintsToControl: atLeast(306),
     pasteVerbatimFlags: atLeast(307) ? ["-S"] : [],
     captureRangeExpands: atLeast(304),
+    sanitizesNames: atLeast(307),
   };
 }

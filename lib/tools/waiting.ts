@@ -27,7 +27,8 @@ import {
   toolInput,
 } from "../mcp/json_schema.ts";
 import type { ServerContext, ToolExtra } from "./context.ts";
-import { clientFor } from "../tmux/targets.ts";
+import { clientFor, notAnswering } from "../tmux/targets.ts";
+import { TmuxNotAnswering } from "../tmux/tmux.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
   boundByTimeout,
@@ -276,6 +277,7 @@ async function waitForText(
   const report = () => extra.progress?.((Date.now() - started) / 1000, "waiting for text");
   let linesMissed = false;
   let arrived: string[] = [];
+  let lastShot: Snapshot | null = null;
   const result = (
     outcome: string,
     hit: { text: string; which: number; line: number } | null,
@@ -294,8 +296,22 @@ async function waitForText(
   try {
     while (true) {
       if (extra.signal.aborted) return CANCELLED;
-      const shot = await snapshot(client, context.tempFiles, a.pane_id, signal).catch(() => null);
-      if (extra.signal.aborted || shot === null) return CANCELLED;
+      const look = await snapshot(client, context.tempFiles, a.pane_id, signal).then(
+        (shot) => ({ shot }),
+        (error: unknown) => ({ error }),
+      );
+      // Only the caller's own cancel is a cancel; anything else is said as what it is.
+      if (extra.signal.aborted) return CANCELLED;
+      if ("error" in look) {
+        if (
+          !(look.error instanceof TmuxNotAnswering || signal.reason instanceof TmuxNotAnswering)
+        ) {
+          throw look.error;
+        }
+        // tmux did not answer within the wait's time: the wait timed out, with its last look.
+        return lastShot ? result("timeout", null, lastShot) : notAnswering(client);
+      }
+      const shot = look.shot;
       if (!shot.ok) {
         if (cursor && shot.payload.error.code === "not_found") {
           return success({
@@ -311,6 +327,7 @@ async function waitForText(
         }
         return shot.payload;
       }
+      lastShot = shot.value;
       cursor ??= cursorAt(shot.value);
       const seen = since(shot.value, cursor);
       linesMissed ||= seen.linesMissed;
