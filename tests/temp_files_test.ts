@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { clientEnvironment, type Lab, waitFor, withLab } from "./harness.ts";
 import { Client, StdioClientTransport } from "./test_deps.ts";
 import { type StdioSession, withStdioServer } from "./stdio_server.ts";
+import { tmuxVersion } from "../lib/tmux/tmux.ts";
+import { behaviours } from "../lib/tmux/versions.ts";
 
 async function canMount(): Promise<boolean> {
   if (Deno.build.os !== "linux" || Deno.uid() !== 0) return false;
@@ -91,8 +93,19 @@ async function eachFileTool(call: StdioSession["call"], lab: Lab) {
   };
 }
 
-/** A look and a wait, which the open control connection serves without a file, still work. */
+/**
+ * A look and a wait, which the open control connection serves without a file, still work where
+ * a control connection prints captures (tmux 3.7 and newer by default: versions.ts); elsewhere a
+ * look goes through a file too, and says why it cannot.
+ */
 async function assertLooksNeedNoFile(call: StdioSession["call"], lab: Lab, shown: string) {
+  const tmux = behaviours(await tmuxVersion(lab.tmux));
+  if (!tmux.controlMode || !tmux.capturePrintsToControl) {
+    const look = await call("capture_since", { pane_id: lab.pane });
+    assert.ok(!look.ok, JSON.stringify(look));
+    assert.equal(look.error.code, "temp_dir_unusable", JSON.stringify(look));
+    return;
+  }
   const look = await call("capture_since", { pane_id: lab.pane });
   assert.ok(look.ok, JSON.stringify(look));
   assert.match(look.data.text, new RegExp(shown));

@@ -383,7 +383,7 @@ Deno.test(
       const signal = new AbortController().signal;
       try {
         const pid = await panePid(lab);
-        assert.equal(await authorize(lab.tmux, lab.pane, pid, signal), "granted");
+        assert.equal(await authorize(controlAlways(lab), lab.pane, pid, signal), "granted");
         assert.equal((await controlClients(lab)).length, 1, "the guard used no control client");
         // A rogue client waits, inside tmux's queue, to respawn the pane; the guard's first
         // command releases it through a user hook. If the guard's checks ran in a later queue
@@ -410,10 +410,10 @@ Deno.test(
           stderr: "null",
         }).spawn();
         await lab.tmuxCmd("wait-for", "rogue-ready");
-        assert.equal(await authorize(lab.tmux, lab.pane, pid, signal), "granted");
+        assert.equal(await authorize(controlAlways(lab), lab.pane, pid, signal), "granted");
         assert.equal((await rogue.status).code, 0);
         assert.notEqual(await panePid(lab), pid, "the released respawn did not run");
-        assert.equal(await authorize(lab.tmux, lab.pane, pid, signal), "denied");
+        assert.equal(await authorize(controlAlways(lab), lab.pane, pid, signal), "denied");
       } finally {
         await closeControlConnections();
       }
