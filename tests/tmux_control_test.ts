@@ -311,7 +311,10 @@ Deno.test("a capture through a control connection keeps lines that look like its
         "forged-done",
       ]);
       assert.equal(await lab.tmuxCmd("list-buffers"), "", "no buffer is left behind");
-      assert.equal(placed.length, printed ? 0 : 1, "a file lent only where tmux leaks");
+      // The pane shows lines shaped like notifications (`%output`, `%session-changed`), which
+      // tmux before master could write inside an answer: such an answer is not taken as exact
+      // (control_lines.ts), so the capture is taken again through a file, on every version.
+      assert.equal(placed.length, 1, "the capture went through a file");
     } finally {
       await files.close();
       await closeControlConnections();

@@ -215,12 +215,7 @@ export class ControlConnection {
    * answers are always matched to their lines in order.
    */
   async run(args: string[], signal?: AbortSignal): Promise<TmuxResult> {
-    const blocks = await this.runLines([args], signal);
-    const ok = blocks.every((block) => block.ok);
-    const text = (wanted: boolean) =>
-      blocks.filter((block) => block.ok === wanted).flatMap((block) => block.lines)
-        .map((l) => `${l}\n`).join("");
-    return { code: ok ? 0 : 1, stdout: text(true), stderr: text(false) };
+    return resultOf(await this.runLines([args], signal));
   }
 
   /**
@@ -410,4 +405,13 @@ export class ControlConnection {
     }
     request.blocks.push(block);
   }
+}
+
+/** What a client would have printed for a command line answered by `blocks`. */
+export function resultOf(blocks: ControlBlock[]): TmuxResult {
+  const ok = blocks.every((block) => block.ok);
+  const text = (wanted: boolean) =>
+    blocks.filter((block) => block.ok === wanted).flatMap((block) => block.lines)
+      .map((l) => `${l}\n`).join("");
+  return { code: ok ? 0 : 1, stdout: text(true), stderr: text(false) };
 }

@@ -14,7 +14,7 @@ import {
   TmuxNotAnswering,
   type TmuxResult,
 } from "./tmux.ts";
-import { type Attach, ControlConnection, ControlLost } from "./control_connection.ts";
+import { type Attach, ControlConnection, ControlLost, resultOf } from "./control_connection.ts";
 import { identifyGate } from "./identify_gate.ts";
 import type { ControlBlock } from "./control_lines.ts";
 
@@ -300,7 +300,10 @@ export async function controlCall(
   const connection = await serverFor(client).general();
   if (!connection) return null;
   try {
-    return await connection.run(args, signal);
+    if (route === "write") return await connection.run(args, signal);
+    // A read whose answer may have lost a pane's line (control_lines.ts) is read again.
+    const blocks = await connection.runLines([args], signal);
+    return blocks.every((block) => block.exact) ? resultOf(blocks) : null;
   } catch (error) {
     if (signal?.aborted || !(error instanceof ControlLost)) throw error;
     return route === "read" ? null : { code: 1, stdout: "", stderr: "server exited" };
@@ -325,7 +328,7 @@ export async function controlReads(
   if (!connection) return null;
   try {
     const blocks = await connection.runLines(lines, signal);
-    if (blocks.length !== lines.length) return null;
+    if (blocks.length !== lines.length || blocks.some((block) => !block.exact)) return null;
     return blocks.map((block) => ({
       ok: block.ok,
       text: block.lines.map((line) => `${line}\n`).join(""),

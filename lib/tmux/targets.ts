@@ -1,7 +1,8 @@
 // How a general tool reaches tmux for one call: which server (the bound socket, or the call's
 // own socket_name), which object (an exact id or an exact session name, never tmux's fuzzy
-// matching or a "current pane" fallback), and how a tmux failure becomes one fixed refusal that
-// never echoes tmux's stderr, which can contain paths and names.
+// matching or a "current pane" fallback), and how a tmux failure becomes a refusal: a fixed one
+// for a missing server or object, else tmux's own reason, one bounded line that never repeats
+// what the command was given (paths, names, an agent's text) but the ids.
 import {
   runTmux,
   serverLabel,
@@ -107,10 +108,74 @@ export function sessionTarget(args: SessionArgs): string | null {
   return args.session_id ?? `=${args.session_name}`;
 }
 
-export function failureFor(stderr: string): Refusal {
+/** How a failed command of `args` is refused, from what tmux said (stderr, or `%error` lines). */
+export function failureFor(stderr: string, args: string[]): Refusal {
   if (/no server running|error connecting to|server exited/i.test(stderr)) return NO_SERVER;
   if (/can't find|no such|not found/i.test(stderr)) return NOT_FOUND;
-  return TMUX_FAILED;
+  const reason = tmuxReason(stderr, args);
+  return reason === ""
+    ? TMUX_FAILED
+    : refusal("tmux_failed", `tmux refused the command: ${reason}`);
+}
+
+/** The most of tmux's reason a refusal carries, in characters. */
+export const REASON_CHARS = 200;
+const CUT = "\u2026";
+
+/**
+ * tmux's first line of complaint, at most REASON_CHARS long, with control characters shown as
+ * `?` and every value `args` gave tmux cut out: tmux repeats a name or target it could not use
+ * ("no buffer x", "invalid option: x"), and the agent's own text must not come back through it.
+ * The command names and the ids (`%3`, `@2`, `$1`) stay.
+ */
+function tmuxReason(stderr: string, args: string[]): string {
+  let reason = stderr.split("\n").map((line) => line.trim()).find((line) => line !== "") ?? "";
+  for (const value of valuesIn(args)) reason = cutValue(reason, value);
+  const chars = Array.from(reason.replace(/\p{Cc}/gu, "?"));
+  if (chars.length > REASON_CHARS) chars.splice(REASON_CHARS - 1, Infinity, CUT);
+  return chars.join("");
+}
+
+/**
+ * Every argument of a command line but its command names, `;`, `--` and ids, line by line, with
+ * a session name's `=` and `:` off too (tmux names the session without them): longest first, so
+ * a value is cut before any shorter one inside it.
+ */
+function valuesIn(args: string[]): string[] {
+  const values = new Set<string>();
+  let commandName = true;
+  for (const arg of args) {
+    if (arg === ";" || commandName) {
+      commandName = arg === ";";
+      continue;
+    }
+    if (arg === "--" || /^[%@$]\d+$/.test(arg)) continue;
+    for (const line of arg.split(/[\r\n]/)) {
+      for (const value of [line, line.replace(/^=/, "").replace(/:$/, "")]) {
+        if (value.trim() !== "") values.add(value);
+      }
+    }
+  }
+  return [...values].sort((a, b) => b.length - a.length);
+}
+
+/** Shorter values are cut only as whole words, so that they do not cut tmux's own words apart. */
+const SHORT_VALUE = 4;
+
+/** `text` with `value` cut wherever it occurs (a short one where no letter or digit touches it). */
+function cutValue(text: string, value: string): string {
+  const word = /[\p{L}\p{N}_]/u;
+  let kept = "";
+  let from = 0;
+  while (true) {
+    const at = text.indexOf(value, from);
+    if (at < 0) return kept + text.slice(from);
+    const end = at + value.length;
+    const cut = value.length >= SHORT_VALUE ||
+      (!word.test(text[at - 1] ?? "") && !word.test(text[end] ?? ""));
+    kept += text.slice(from, at) + (cut ? CUT : value);
+    from = end;
+  }
 }
 
 /** A spawned client's answer; one that succeeded shows its server runs (control_servers.ts). */
@@ -128,6 +193,7 @@ export function tmuxCall(
 ): Promise<TmuxOutcome<string>> {
   return outcome(
     client,
+    args,
     async () => await controlCall(client, args, signal) ?? await spawned(client, args, signal),
     signal,
   );
@@ -165,16 +231,18 @@ export function tmuxCallSpawned(
   args: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<string>> {
-  return outcome(client, () => spawned(client, args, signal), signal);
+  return outcome(client, args, () => spawned(client, args, signal), signal);
 }
 
 /**
- * A tmux client that could not start is tmux_unavailable; one that failed, its refusal; a
- * command abandoned unanswered (by TMUX_ANSWER_SECONDS, or by a signal that aborted with
- * TmuxNotAnswering: a wait's own timeout), tmux_not_answering. Any other abort is rethrown.
+ * A tmux client that could not start is tmux_unavailable; one that failed running `args`, its
+ * refusal (failureFor); a command abandoned unanswered (by TMUX_ANSWER_SECONDS, or by a signal
+ * that aborted with TmuxNotAnswering: a wait's own timeout), tmux_not_answering. Any other abort
+ * is rethrown.
  */
 async function outcome<T>(
   client: TmuxClient,
+  args: string[],
   run: () => Promise<{ code: number; stdout: T; stderr: string }>,
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<T>> {
@@ -186,7 +254,7 @@ async function outcome<T>(
     if (signal?.aborted) throw error;
     return { ok: false, payload: TMUX_UNAVAILABLE };
   }
-  if (result.code !== 0) return { ok: false, payload: failureFor(result.stderr) };
+  if (result.code !== 0) return { ok: false, payload: failureFor(result.stderr, args) };
   return { ok: true, value: result.stdout };
 }
 
