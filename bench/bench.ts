@@ -37,8 +37,8 @@ const WARMUP = 20;
 const TIMED = 200;
 const WAKE_RUNS = 40;
 const CONCURRENT_WAIT_ROUNDS = 20;
-// POLL_MS in lib/tools/waiting.ts, which does not export it: without control mode,
-// wait_for_text looks this often; the bench's Enter lands anywhere within such an interval.
+// The bench's Enter lands at a random moment within this, so it meets a wait without control mode
+// (tmux before 3.7) at any phase of its probes (PROBE_MS in lib/tmux/output_watch.ts, 40 ms).
 const WAIT_POLL_MS = 100;
 const HELPER_RUNS = 2000;
 const HELPER_EARLY_RUN = 100;

@@ -9,7 +9,7 @@
 // bounded window of history above it, never the whole history, so a cursor names its grid
 // line whatever window it was taken from, and a cursor older than a look's window has missed
 // lines.
-import { behavioursOf, type TmuxClient } from "./tmux.ts";
+import type { TmuxClient } from "./tmux.ts";
 import {
   isNotAnswering,
   notFound,
@@ -118,20 +118,20 @@ export async function snapshot(
   historyWindow = LOOK_HISTORY_LINES,
 ): Promise<TmuxOutcome<Snapshot>> {
   const range = captureRange(historyWindow);
-  // Before tmux 3.6 a capture printed to a control client is never freed in the tmux server
-  // (versions.ts, capturePrintsToControl): there it goes through a buffer and a file.
-  const blocks = (await behavioursOf(client)).capturePrintsToControl
-    ? await controlBlocks(
-      client,
-      [...stateLine(paneId), ";", "capture-pane", "-p", "-t", paneId, ...range],
-      signal,
-    )
-    : null;
+  const blocks = await controlBlocks(
+    client,
+    [...stateLine(paneId), ";", "capture-pane", "-p", "-t", paneId, ...range],
+    signal,
+  );
   let looked: TmuxOutcome<Looked>;
   if (blocks?.length === 2 && blocks.every((block) => block.ok && block.exact)) {
     looked = {
       ok: true,
-      value: { state: blocks[0].lines[0] ?? "", lines: blocks[1].lines, escaped: false },
+      value: {
+        state: blocks[0].lines[0] ?? "",
+        lines: blocks[1].lines.map(expandTabs),
+        escaped: false,
+      },
     };
   } else {
     looked = await captureThroughFile(client, files, paneId, range, signal);
@@ -237,7 +237,7 @@ async function captureThroughFile(
     ok: true,
     value: {
       state: out.value.replace(/\n$/, ""),
-      lines: text.replace(/\n$/, "").split("\n"),
+      lines: text.replace(/\n$/, "").split("\n").map(expandTabs),
       escaped,
     },
   };
@@ -261,6 +261,30 @@ export function decodeCapture(bytes: Uint8Array): { text: string; escaped: boole
     }
   }
   return { text, escaped: true };
+}
+
+/**
+ * A captured line as the screen shows it. tmux 3.6 and newer capture a tab as a TAB character
+ * (fdbc6cdea, GitHub issue 4201), older ones as the blank cells it spans; a capture here
+ * expands a TAB to the spaces that reach the next tab stop (every eighth column, tmux's
+ * default) and drops trailing blanks as tmux does, so it reads the same on every version and
+ * its columns are the screen's.
+ */
+export function expandTabs(line: string): string {
+  if (!line.includes("\t")) return line;
+  let expanded = "";
+  let column = 0;
+  for (const char of line) {
+    if (char === "\t") {
+      const stop = (Math.floor(column / 8) + 1) * 8;
+      expanded += " ".repeat(stop - column);
+      column = stop;
+    } else {
+      expanded += char;
+      column += cellWidth(char);
+    }
+  }
+  return expanded.replace(/ +$/, "");
 }
 
 /** Terminal cells taken by a character: wide East Asian and emoji take two. */

@@ -9,6 +9,7 @@ import {
   bounded,
   cursorAt,
   decodeCapture,
+  expandTabs,
   MAX_TEXT_BYTES,
   since,
   type Snapshot,
@@ -286,4 +287,14 @@ Deno.test("bounded cuts bytes from the front on a character boundary", () => {
 
 Deno.test("bounded reports escaped text as utf-8-escaped", () => {
   assert.equal(bounded(["\\xff"], 10, true).encoding, "utf-8-escaped");
+});
+
+Deno.test("a TAB in a capture (tmux 3.6 and newer) reads as the blanks older tmux gives", () => {
+  assert.equal(expandTabs("a\tb"), "a       b");
+  assert.equal(expandTabs("1234567\tx"), "1234567 x");
+  assert.equal(expandTabs("12345678\tx"), "12345678        x");
+  // Wide characters take two columns on the way to the stop; trailing blanks go, as tmux's do.
+  assert.equal(expandTabs("日本\tx"), "日本    x");
+  assert.equal(expandTabs("end\t"), "end");
+  assert.equal(expandTabs("no tab  "), "no tab  ");
 });

@@ -42,11 +42,26 @@ export class ControlServer {
   private retryAt = 0;
   /** The flags a connection attaches with, or null where control mode is not used (versions.ts). */
   private readonly attachFlags: Promise<string[] | null>;
+  /** Whether a capture printed to a control client is freed by this tmux (versions.ts). */
+  private readonly printsCaptures: Promise<boolean>;
 
   constructor(readonly client: TmuxClient) {
-    this.attachFlags = behavioursOf(client).then((tmux) =>
-      tmux.controlMode ? tmux.attachFlags : null
+    const tmux = behavioursOf(client);
+    this.attachFlags = tmux.then((tmux) => tmux.controlMode ? tmux.attachFlags : null);
+    this.printsCaptures = tmux.then((tmux) => tmux.capturePrintsToControl);
+  }
+
+  /**
+   * The general connection for `lines`, or null when they are to go through a spawned client:
+   * before tmux 3.6 a `capture-pane -p` answered to a control client is never freed (94bafa5),
+   * so there such a capture never goes through one.
+   */
+  async generalFor(lines: string[][]): Promise<ControlConnection | null> {
+    const prints = lines.some((args) =>
+      commandsOf(args).some(([name, ...rest]) => name === "capture-pane" && rest.includes("-p"))
     );
+    if (prints && !await this.printsCaptures) return null;
+    return await this.general();
   }
 
   /** A live connection for commands: any will do, since commands are not session-bound. */
@@ -263,15 +278,20 @@ const ROUTED: Record<string, { names: string[]; reads: boolean }> = {
   "set-environment": { names: ["-t", "-g"], reads: false },
 };
 
-/** "read" or "write" when every command of the line may be routed, else null. */
-function routing(args: string[]): "read" | "write" | null {
+/** The commands of a command line (`;` separates them, as in argv). */
+function commandsOf(args: string[]): string[][] {
   const commands: string[][] = [[]];
   for (const arg of args) {
     if (arg === ";") commands.push([]);
     else commands.at(-1)!.push(arg);
   }
+  return commands;
+}
+
+/** "read" or "write" when every command of the line may be routed, else null. */
+function routing(args: string[]): "read" | "write" | null {
   let reads = true;
-  for (const [name, ...rest] of commands) {
+  for (const [name, ...rest] of commandsOf(args)) {
     const entry = ROUTED[name ?? ""];
     if (!entry || (entry.names.length && !entry.names.some((f) => rest.includes(f)))) return null;
     reads &&= entry.reads;
@@ -297,7 +317,7 @@ export async function controlCall(
 ): Promise<TmuxResult | null> {
   const route = routing(args);
   if (!route || args.some((arg) => /['\n\r]/.test(arg))) return null;
-  const connection = await serverFor(client).general();
+  const connection = await serverFor(client).generalFor([args]);
   if (!connection) return null;
   try {
     if (route === "write") return await connection.run(args, signal);
@@ -324,7 +344,7 @@ export async function controlReads(
   if (lines.some((args) => routing(args) !== "read" || args.some((a) => /['\n\r]/.test(a)))) {
     return null;
   }
-  const connection = await serverFor(client).general();
+  const connection = await serverFor(client).generalFor(lines);
   if (!connection) return null;
   try {
     const blocks = await connection.runLines(lines, signal);
@@ -351,7 +371,7 @@ export async function controlBlocks(
   signal?: AbortSignal,
 ): Promise<ControlBlock[] | null> {
   if (routing(args) !== "read" || args.some((arg) => /['\n\r]/.test(arg))) return null;
-  const connection = await serverFor(client).general();
+  const connection = await serverFor(client).generalFor([args]);
   if (!connection) return null;
   try {
     return await connection.runLines([args], signal);

@@ -1,7 +1,9 @@
 // A wait's wake-ups from a pane's `%output` through a control connection (control_servers.ts):
-// while one is open a wait looks only when the pane wrote or changed, never on a timer; polling
-// is the fallback when no connection can be had.
-import type { TmuxClient } from "./tmux.ts";
+// while one is open a wait looks only when the pane wrote or changed, never on a timer. Without
+// one (tmux before 3.7: versions.ts) it polls, but with a question, not a look: every PROBE_MS
+// it asks tmux for a one-line summary of the pane (where its cursor and history stand), and
+// wakes the loop to look only when that changed, or when the caller's poll interval is up.
+import { runTmux, type TmuxClient } from "./tmux.ts";
 import { delay } from "../util/delay.ts";
 import type { ControlConnection } from "./control_connection.ts";
 import { serverFor } from "./control_servers.ts";
@@ -18,6 +20,21 @@ const BUSY_LOOKS_BEFORE_REST = 3;
 
 /** With a tmux that cannot report a pane's death (before 3.2), a wait looks this often anyway. */
 const UNREPORTED_DEATH_MS = 1000;
+
+/**
+ * Without a connection, how often a wait asks whether the pane changed. One such question is a
+ * spawned client and a format of a few fields, a small fraction of a look (a capture of the
+ * screen and up to 10,000 history lines), so text shows up within this of being written.
+ */
+const PROBE_MS = 40;
+
+/**
+ * What the probe asks: anything a pane's new output moves (its cursor, its history, the
+ * alternate screen, its death, its process) and its window's last activity. A row rewritten in
+ * place with the cursor back where it was moves none of it: the caller's poll interval looks.
+ */
+const PROBE_FORMAT = "#{history_size} #{cursor_x} #{cursor_y} #{alternate_on} #{pane_dead} " +
+  "#{pane_pid} #{window_activity}";
 
 /**
  * Wakes a looking loop when a pane writes. Create it before the loop's first look and call
@@ -38,11 +55,51 @@ export function watchOutput(client: TmuxClient, paneId: string) {
   let mark = 0;
   let returnedAt = performance.now();
   let busy = 0;
+  /** The pane's summary when a poll last saw it (null: not asked yet, or tmux did not say). */
+  let probed: string | null = null;
+  const probe = async (signal: AbortSignal): Promise<string | null> => {
+    const out = await runTmux(client, ["display-message", "-p", "-t", paneId, PROBE_FORMAT], signal)
+      .catch(() => null);
+    return out?.code === 0 ? out.stdout : null;
+  };
+  /**
+   * Asked before the loop's first look when there is no connection to follow (a poll needs it),
+   * so what the pane writes during that look is a change.
+   */
+  let firstProbe: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Returns when the pane's summary differs from the last one seen, at once when it changed
+   * during the look before (after resting as long as that look took, so a busy pane is looked
+   * at no more than half the time), or at `until`.
+   */
+  const poll = async (until: number, signal: AbortSignal): Promise<void> => {
+    await firstProbe;
+    let first = true;
+    while (true) {
+      const summary = await probe(signal);
+      if (signal.aborted) return;
+      if (summary !== probed) {
+        probed = summary;
+        if (first) {
+          await delay(Math.min(performance.now() - returnedAt, until - performance.now()), signal);
+        }
+        return;
+      }
+      first = false;
+      const left = until - performance.now();
+      if (left <= 0) return;
+      await delay(Math.min(PROBE_MS, left), signal);
+    }
+  };
 
   const attach = () => {
     // A server that does not answer leaves the loop polling, whose looks then say so.
     attaching ??= server.forPane(paneId).catch(() => null).then((found) => {
       connection = found;
+      if (!found && probed === null) {
+        firstProbe = probe(new AbortController().signal).then((summary) => probed ??= summary);
+      }
       return found;
     });
     return attaching;
@@ -67,7 +124,7 @@ export function watchOutput(client: TmuxClient, paneId: string) {
           delay(polled - calledAt, AbortSignal.any([signal, settled.signal])).then(() => null),
         ]);
         settled.abort();
-        if (!live) return await delay(polled - performance.now(), signal);
+        if (!live) return await poll(polled, signal);
       }
       if (live !== followed) {
         // A connection this loop has not followed yet (it became known during a look or a poll,

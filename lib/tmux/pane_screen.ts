@@ -5,6 +5,7 @@
 // tmux has put the pane in (copy mode…), its size and its foreground command. The description
 // is a fenced row (fenced_rows.ts), so a program's name cannot shift a field.
 import { fencedRows } from "./fenced_rows.ts";
+import { expandTabs } from "./capture.ts";
 import { notFound, tmuxCallSpawned, type TmuxOutcome } from "./targets.ts";
 import type { TmuxClient } from "./tmux.ts";
 import { refusal } from "../mcp/tool_result.ts";
@@ -85,6 +86,6 @@ export async function readScreen(
   if (read === null || facts === null) return { ok: false, payload: UNREADABLE_SCREEN };
   // tmux resolved exactly this pane, never another one.
   if (facts.pane_id !== paneId) return { ok: false, payload: notFound(paneId) };
-  const lines = read.rest.replace(/\n$/, "").split("\n");
+  const lines = read.rest.replace(/\n$/, "").split("\n").map(expandTabs);
   return { ok: true, value: { facts, lines } };
 }

@@ -2,7 +2,7 @@
 // a full-screen program draws it (snapshot_pane), and a search across panes (search_panes).
 // Every capture is bounded, keeping the tail; a regex runs in time linear in the line
 // (lib/util/line_patterns.ts).
-import { bounded, DEFAULT_MAX_LINES, MAX_TEXT_BYTES } from "../tmux/capture.ts";
+import { bounded, DEFAULT_MAX_LINES, expandTabs, MAX_TEXT_BYTES } from "../tmux/capture.ts";
 import { readScreen } from "../tmux/pane_screen.ts";
 import { foregroundCommands } from "../run/procfs.ts";
 import {
@@ -81,7 +81,8 @@ export const capturePaneTool = defineTool({
     const capture = ["capture-pane", "-p", "-J", "-t", a.pane_id, ...range];
     const out = await describeThen(client, a.pane_id, "#{pane_id}", "", capture);
     if (!out.ok) return out.payload;
-    const lines = out.value.output.replace(/\n$/, "").split("\n").map((line) => line.trimEnd());
+    const lines = out.value.output.replace(/\n$/, "").split("\n")
+      .map((line) => expandTabs(line).trimEnd());
     return success(bounded(lines, a.max_lines ?? DEFAULT_MAX_LINES));
   },
 });
@@ -247,7 +248,8 @@ export const searchPanesTool = defineTool({
       const captured = answers.value[i * perPane + perPane - 1];
       const origin = a.history ? Number(answers.value[i * perPane]) : 0;
       if (captured === null || !Number.isInteger(origin)) continue;
-      for (const [index, text] of captured.replace(/\n$/, "").split("\n").entries()) {
+      for (const [index, line] of captured.replace(/\n$/, "").split("\n").entries()) {
+        const text = expandTabs(line);
         await pace();
         if (!find(text)) continue;
         if (matches.length >= limit) truncated = true;

@@ -51,7 +51,12 @@ import {
 import { watchOutput } from "../tmux/output_watch.ts";
 import { type LineFinder, lineFinder, type LineMatch, pacer } from "../util/line_patterns.ts";
 
-const POLL_MS = 100;
+/**
+ * Without a control connection a wait asks tmux every 40 ms whether the pane changed and looks
+ * when it did (lib/tmux/output_watch.ts); it looks anyway this often, for a row rewritten in
+ * place that moved nothing the question asks about.
+ */
+const POLL_MS = 500;
 
 const CAPTURE_SINCE_INPUT = toolInput(["pane_id"], {
   pane_id: PANE_ID,
