@@ -8,10 +8,10 @@ import { LOOK_HISTORY_LINES, snapshot } from "../tmux/capture.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
 import {
-  CANCELLED,
   containsCallerRefusal,
   defineTool,
   DONE_OUTPUT,
+  failedStep,
   keepCursor,
   PANE_ID,
   PROGRAM_INPUT,
@@ -98,8 +98,7 @@ export const sendKeysTool = defineTool({
     const client = clientFor(context, a.socket_name);
     // The look that finds the pane is the cursor's moment: before the first key.
     const before = await snapshot(client, context.tempFiles, a.pane_id, extra.signal)
-      .catch(() => null);
-    if (before === null) return CANCELLED;
+      .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
     if (!before.ok) return before.payload;
     const typed = a.literal === false ? null : a.keys;
     const cursor = keepCursor(context, client, before.value, typed);
@@ -143,8 +142,7 @@ export const pasteTextTool = defineTool({
   handle: async (context, a, extra) => {
     const client = clientFor(context, a.socket_name);
     const before = await snapshot(client, context.tempFiles, a.pane_id, extra.signal)
-      .catch(() => null);
-    if (before === null) return CANCELLED;
+      .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
     if (!before.ok) return before.payload;
     const cursor = keepCursor(context, client, before.value, a.text);
     const out = await pasteIntoPane(client, context.tempFiles, a.pane_id, a.text, {

@@ -43,6 +43,7 @@ import {
   CANCELLED,
   defineTool,
   effectiveTimeout,
+  failedStep,
   keepCursor,
   MAX_LINES,
   PANE_ID,
@@ -307,8 +308,9 @@ async function runCommandWithin(
 ): Promise<ToolPayload> {
   // One look gives the process, the cursor and the screen, all of the same instant, and the
   // history lines an earlier run's end marker may be in.
-  const before = await snapshot(client, context.tempFiles, a.pane_id, signal).catch(() => null);
-  if (before === null || extra.signal.aborted) return CANCELLED;
+  const before = await snapshot(client, context.tempFiles, a.pane_id, signal)
+    .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
+  if (extra.signal.aborted) return CANCELLED;
   if (!before.ok) return before.payload;
   if (before.value.dead) return PANE_DEAD;
   if (!SHELLS.has(before.value.currentCommand.replace(/^-/, ""))) return NOT_A_SHELL;
@@ -329,8 +331,7 @@ async function runCommandWithin(
       line,
       { bracketed: true, enter: true },
       signal,
-    ).catch(() => null);
-    if (sent === null) return CANCELLED;
+    ).catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
     if (!sent.ok) return sent.payload;
     // Until its end marker shows, this run holds the line (whatever ends this call).
     record.unfinished = { id, typedAt: cursorGridLine(before.value) };
@@ -404,16 +405,18 @@ async function awaitEnd(
       await spotting.spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), signal);
     }
     const outOfTime = Date.now() >= deadline;
+    // The line was typed: a look that fails says so (possibly_sent), whatever failed.
+    const failed = (error: unknown) => failedStep(error, extra, client, "possibly_sent");
     let shot = await snapshot(client, context.tempFiles, paneId, signal, RECENT_HISTORY_LINES)
-      .catch(() => null);
-    if (shot?.ok) {
+      .catch(failed);
+    if (shot.ok) {
       const seen = markers(shot.value.lines, id);
       // Finished with its start above the window, or out of time: read the wider window.
       if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
-        shot = await snapshot(client, context.tempFiles, paneId, signal).catch(() => null);
+        shot = await snapshot(client, context.tempFiles, paneId, signal).catch(failed);
       }
     }
-    if (shot === null || extra.signal.aborted) return { ok: false, payload: CANCELLED };
+    if (extra.signal.aborted) return failedStep(null, extra, client, "possibly_sent");
     if (!shot.ok) {
       const error = { ...shot.payload.error, delivery: "possibly_sent" as const };
       return { ok: false, payload: { ...shot.payload, error } };
@@ -545,8 +548,9 @@ async function waitForCommand(
   const output = watchOutput(client, a.pane_id);
   const spotting = await output.spot(endMarker(a.command_id), signal);
   try {
-    const look = await snapshot(client, context.tempFiles, a.pane_id, signal).catch(() => null);
-    if (look === null || extra.signal.aborted) return CANCELLED;
+    const look = await snapshot(client, context.tempFiles, a.pane_id, signal)
+      .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
+    if (extra.signal.aborted) return CANCELLED;
     if (!look.ok) return look.payload;
     const record = lineRecord(key, look.value);
     const seen = markers(look.value.lines, a.command_id);

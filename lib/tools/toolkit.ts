@@ -22,6 +22,7 @@ import { inputProblems, isValid } from "../mcp/schemas.ts";
 import type { KeptCursor, ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 import { socketPath, type TmuxClient, TmuxNotAnswering } from "../tmux/tmux.ts";
+import { notAnswering } from "../tmux/targets.ts";
 import { cursorAt, type Snapshot } from "../tmux/capture.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT } from "../tmux/cursor_store.ts";
 
@@ -241,6 +242,27 @@ export const DESTRUCTIVE = {
 // Refusals more than one tool gives.
 
 export const CANCELLED = refusal("cancelled", "the request was cancelled");
+
+/**
+ * What a tmux step that threw says, as a failed outcome: the caller's own cancel is `cancelled`
+ * and tmux not answering within the call's bound is `tmux_not_answering`, each with the
+ * delivery known at that step (once a line may have been typed, never `not_sent`). Any other
+ * error is not one to name here, and is thrown on.
+ */
+export function failedStep(
+  error: unknown,
+  extra: ToolExtra,
+  client: TmuxClient,
+  delivery: "not_sent" | "possibly_sent",
+): { ok: false; payload: Extract<ToolPayload, { ok: false }> } {
+  const said = extra.signal.aborted
+    ? CANCELLED
+    : error instanceof TmuxNotAnswering
+    ? notAnswering(client)
+    : null;
+  if (!said) throw error;
+  return { ok: false, payload: { ...said, error: { ...said.error, delivery } } };
+}
 
 export const INVALID_PATTERN = refusal(
   "invalid_pattern",

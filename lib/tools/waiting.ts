@@ -27,8 +27,7 @@ import {
   toolInput,
 } from "../mcp/json_schema.ts";
 import type { ServerContext, ToolExtra } from "./context.ts";
-import { clientFor, notAnswering } from "../tmux/targets.ts";
-import { TmuxNotAnswering } from "../tmux/tmux.ts";
+import { clientFor, isNotAnswering } from "../tmux/targets.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
   boundByTimeout,
@@ -36,6 +35,7 @@ import {
   CURSOR,
   defineTool,
   effectiveTimeout,
+  failedStep,
   findCursor,
   INVALID_PATTERN,
   keepCursor,
@@ -301,22 +301,12 @@ async function waitForText(
   try {
     while (true) {
       if (extra.signal.aborted) return CANCELLED;
-      const look = await snapshot(client, context.tempFiles, a.pane_id, signal).then(
-        (shot) => ({ shot }),
-        (error: unknown) => ({ error }),
-      );
+      const shot = await snapshot(client, context.tempFiles, a.pane_id, signal)
+        .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
       // Only the caller's own cancel is a cancel; anything else is said as what it is.
       if (extra.signal.aborted) return CANCELLED;
-      if ("error" in look) {
-        if (
-          !(look.error instanceof TmuxNotAnswering || signal.reason instanceof TmuxNotAnswering)
-        ) {
-          throw look.error;
-        }
-        // tmux did not answer within the wait's time: the wait timed out, with its last look.
-        return lastShot ? result("timeout", null, lastShot) : notAnswering(client);
-      }
-      const shot = look.shot;
+      // tmux did not answer within the wait's time: the wait timed out, with its last look.
+      if (isNotAnswering(shot) && lastShot) return result("timeout", null, lastShot);
       if (!shot.ok) {
         if (cursor && shot.payload.error.code === "not_found") {
           return success({
