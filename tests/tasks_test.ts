@@ -23,6 +23,7 @@ import {
   withServer,
 } from "./harness.ts";
 import { schemas } from "../lib/run/contract.ts";
+import { MAX_TASKS } from "../lib/mcp/tasks/task_store.ts";
 import { ajvAccepts } from "./schema_oracle.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];
@@ -145,6 +146,50 @@ Deno.test(
     await assertGone(pids);
     const after = await ask(s, "tasks/get", { taskId });
     assert.equal(after.status, "cancelled");
+  }),
+);
+
+Deno.test(
+  "2025-11-25: a task whose ttl is shorter than its run still has its result after the run ends",
+  enrolled(async (lab, s) => {
+    const created = await ask(s, "tools/call", {
+      name: "tmux_run",
+      arguments: runArgs(lab, s, "sleep 0.5; echo kept"),
+      task: { ttl: 1 },
+    });
+    const { taskId } = created.task;
+    const payload = payloadOf(await ask(s, "tasks/result", { taskId }));
+    assert.equal(payload.data.stdout.data, "kept\n");
+    const after = await ask(s, "tasks/get", { taskId });
+    assert.equal(after.status, "completed");
+    assert.equal(payloadOf(await ask(s, "tasks/result", { taskId })).data.stdout.data, "kept\n");
+  }),
+);
+
+Deno.test(
+  "2025-11-25: a task dropped to make room is named as such, with the cap, on tasks/get",
+  enrolled(async (lab, s) => {
+    const start = async () => {
+      const created = await ask(s, "tools/call", {
+        name: "tmux_run",
+        arguments: runArgs(lab, s, "true"),
+        task: {},
+      });
+      return String(created.task.taskId);
+    };
+    // One shell runs one script at a time, so most of these end at once refused: still finished.
+    const first = await Promise.all(Array.from({ length: MAX_TASKS }, start));
+    for (const taskId of first) await ask(s, "tasks/result", { taskId });
+    await start();
+    await assert.rejects(
+      ask(s, "tasks/get", { taskId: first[0] }),
+      new RegExp(`dropped to make room: it keeps at most ${MAX_TASKS} tasks`),
+    );
+    await assert.rejects(
+      ask(s, "tasks/get", { taskId: "0".repeat(32) }),
+      /names no task of this server/,
+    );
+    assert.match((await ask(s, "tasks/get", { taskId: first[1] })).status, /^(completed|failed)$/);
   }),
 );
 

@@ -33,6 +33,7 @@ import {
 } from "../../deps.ts";
 import { isJsonObject } from "../../util/json_object.ts";
 import {
+  KEPT_AFTER_END_MS,
   POLL_INTERVAL_MS,
   TaskAlreadyFinished,
   type TaskOutcome,
@@ -131,24 +132,35 @@ const LIST_PARAMS = fromJsonSchema<{ cursor?: string }>({
   properties: { cursor: { type: "string" } },
 });
 
-function unknownTask(): ProtocolError {
+/** Why tasks/* cannot find `taskId`, as far as the store knows: dropped, expired, or never. */
+function unknownTask(store: TaskStore, taskId: string): ProtocolError {
+  const why = {
+    dropped_for_room: `params.taskId names a task this server dropped to make room: it keeps at ` +
+      `most ${store.maxTasks} tasks and forgets the oldest finished one when a new task starts; ` +
+      `read each result (tasks/result) before more than ${store.maxTasks} newer tasks are started`,
+    expired: "params.taskId names a task whose result has expired: a finished task is kept for " +
+      `its ttl from its creation and at least ${KEPT_AFTER_END_MS / 1000} s after its run ends; ` +
+      "read the result sooner or ask for a longer ttl",
+    unknown:
+      "params.taskId names no task of this server: it never existed here, it was forgotten " +
+      "long ago, or the server restarted (tasks live in memory); tasks/list shows the tasks it keeps",
+  };
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
-    "params.taskId names no task of this server: it never existed, its TTL has passed, or the " +
-      "server restarted (tasks live in memory); tasks/list shows the tasks it keeps",
+    why[store.forgottenReason(taskId) ?? "unknown"],
   );
 }
 
 function found(store: TaskStore, taskId: string): TaskRecord {
   const record = store.get(taskId);
-  if (!record) throw unknownTask();
+  if (!record) throw unknownTask(store, taskId);
   return record;
 }
 
 function cancelled(store: TaskStore, taskId: string): TaskRecord {
   try {
     const record = store.cancel(taskId);
-    if (!record) throw unknownTask();
+    if (!record) throw unknownTask(store, taskId);
     return record;
   } catch (error) {
     if (!(error instanceof TaskAlreadyFinished)) throw error;
@@ -181,7 +193,7 @@ export function registerTaskMethods(mcp: Server, store: TaskStore): void {
   });
   mcp.setRequestHandler("tasks/result", { params: TASK_ID_PARAMS }, async ({ taskId }) => {
     const outcome = store.outcome(taskId);
-    if (!outcome) throw unknownTask();
+    if (!outcome) throw unknownTask(store, taskId);
     return resultOf(await outcome, taskId);
   });
   mcp.setRequestHandler("tasks/list", { params: LIST_PARAMS }, () => ({

@@ -8,10 +8,14 @@
 //
 // Tasks live in this process's memory only: a restart loses them. At most MAX_TASKS are kept;
 // past that, the oldest finished task is forgotten to make room, and when every kept task is
-// still working a new one is refused (TaskStoreFull). A task is kept for its TTL counted from
-// its creation (the client's requested ttl, capped at MAX_TTL_MS; DEFAULT_TTL_MS when it asked
-// for none), and a working task is never forgotten before its run ends: expiry is checked on
-// every access against the injected clock, so no timer outlives the store.
+// still working a new one is refused (TaskStoreFull). A finished task is kept for its TTL counted
+// from its creation (the client's requested ttl, capped at MAX_TTL_MS; DEFAULT_TTL_MS when it
+// asked for none) and always at least KEPT_AFTER_END_MS after its run ends, whatever the ttl: a
+// ttl shorter than the run would otherwise lose the result the moment it exists. A working task
+// is never forgotten. Expiry is checked on every access against the injected clock, so no timer
+// outlives the store. The ids of the last FORGOTTEN_IDS_REMEMBERED forgotten tasks are kept with
+// the reason (dropped to make room, or expired), so a late tasks/get can say which happened
+// instead of guessing.
 import type { CallToolResult, TaskStatus } from "../../deps.ts";
 import { randomHex } from "../../util/ids.ts";
 
@@ -19,6 +23,10 @@ export const MAX_TASKS = 64;
 export const MAX_TTL_MS = 60 * 60 * 1000;
 /** Longer than tmux_run's default long deadline (10 minutes): a run to its end stays readable. */
 export const DEFAULT_TTL_MS = 20 * 60 * 1000;
+/** A finished task's result stays readable at least this long after its run ends. */
+export const KEPT_AFTER_END_MS = 60 * 1000;
+/** How many forgotten task ids are remembered with their reason (a few tens of KiB at most). */
+export const FORGOTTEN_IDS_REMEMBERED = 1024;
 /** How often a client is asked to poll tasks/get. */
 export const POLL_INTERVAL_MS = 1000;
 
@@ -37,7 +45,12 @@ export type TaskRecord = {
   readonly ttlMs: number;
   /** Set once the run has ended, even for a cancelled task (the run's own report of it). */
   outcome?: TaskOutcome;
+  /** When the run ended (set with `outcome`). */
+  endedAt?: number;
 };
+
+/** Why a task this store issued is no longer kept. */
+export type ForgottenReason = "dropped_for_room" | "expired";
 
 export class TaskStoreFull extends Error {}
 /** tasks/cancel on a task already completed, failed or cancelled. */
@@ -63,6 +76,7 @@ export function isTerminal(status: TaskStatus): boolean {
 
 export class TaskStore {
   #entries = new Map<string, Entry>();
+  #forgotten = new Map<string, ForgottenReason>();
   #now: () => number;
   #maxTasks: number;
   #maxTtlMs: number;
@@ -103,9 +117,10 @@ export class TaskStore {
       )
       .then((outcome) => {
         record.outcome = outcome;
+        record.endedAt = this.#now();
         if (record.status === "working") {
           record.status = outcome.kind === "error" ? "failed" : "completed";
-          record.lastUpdatedAt = this.#now();
+          record.lastUpdatedAt = record.endedAt;
         }
         return outcome;
       });
@@ -117,6 +132,20 @@ export class TaskStore {
   get(taskId: string): TaskRecord | undefined {
     this.#sweep();
     return this.#entries.get(taskId)?.record;
+  }
+
+  /**
+   * Why a task id this store issued is no longer kept, while the id is among the last
+   * FORGOTTEN_IDS_REMEMBERED forgotten; undefined for an id it never issued or forgot long ago.
+   */
+  forgottenReason(taskId: string): ForgottenReason | undefined {
+    this.#sweep();
+    return this.#forgotten.get(taskId);
+  }
+
+  /** The most tasks this store keeps at once. */
+  get maxTasks(): number {
+    return this.#maxTasks;
   }
 
   /** Every kept task, oldest first. */
@@ -155,23 +184,40 @@ export class TaskStore {
     }
     await Promise.all(entries.map((entry) => entry.ended));
     this.#entries.clear();
+    this.#forgotten.clear();
   }
 
   #sweep(): void {
     const now = this.#now();
     for (const [taskId, { record }] of this.#entries) {
-      if (record.outcome && now >= record.createdAt + record.ttlMs) this.#entries.delete(taskId);
+      if (record.endedAt !== undefined && now >= keptUntil(record, record.endedAt)) {
+        this.#forget(taskId, "expired");
+      }
     }
   }
 
   #forgetOldestFinished(): void {
     for (const [taskId, { record }] of this.#entries) {
       if (record.outcome) {
-        this.#entries.delete(taskId);
+        this.#forget(taskId, "dropped_for_room");
         return;
       }
     }
   }
+
+  #forget(taskId: string, reason: ForgottenReason): void {
+    this.#entries.delete(taskId);
+    this.#forgotten.set(taskId, reason);
+    for (const oldest of this.#forgotten.keys()) {
+      if (this.#forgotten.size <= FORGOTTEN_IDS_REMEMBERED) break;
+      this.#forgotten.delete(oldest);
+    }
+  }
+}
+
+/** A finished task's last moment: its TTL from creation, and never before KEPT_AFTER_END_MS. */
+function keptUntil(record: TaskRecord, endedAt: number): number {
+  return Math.max(record.createdAt + record.ttlMs, endedAt + KEPT_AFTER_END_MS);
 }
 
 function errorOf(error: unknown): { code: number; message: string } {

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import type { CallToolResult } from "../../deps.ts";
-import { TaskAlreadyFinished, TaskStore, TaskStoreFull } from "./task_store.ts";
+import {
+  FORGOTTEN_IDS_REMEMBERED,
+  KEPT_AFTER_END_MS,
+  TaskAlreadyFinished,
+  TaskStore,
+  TaskStoreFull,
+} from "./task_store.ts";
 
 const OK: CallToolResult = { content: [{ type: "text", text: "{}" }], isError: false };
 const BAD: CallToolResult = { content: [{ type: "text", text: "{}" }], isError: true };
@@ -74,24 +80,42 @@ Deno.test("cancel of a finished task is refused and changes nothing", async () =
   assert.equal(store.cancel("unknown"), undefined);
 });
 
-Deno.test("a finished task is forgotten once its TTL has passed, a working one is not", async () => {
+Deno.test("a finished task with a ttl longer than its run is forgotten once that ttl has passed", async () => {
   let now = 1_000;
-  const store = new TaskStore({ now: () => now, maxTtlMs: 5_000 });
-  const manual = manualRun();
-  const working = store.start(manual.run, 100);
-  const done = store.start(() => Promise.resolve(OK), 100);
-  const capped = store.start(() => Promise.resolve(OK), 60_000);
-  assert.equal(capped.ttlMs, 5_000);
+  const store = new TaskStore({ now: () => now, maxTtlMs: 5 * KEPT_AFTER_END_MS });
+  const done = store.start(() => Promise.resolve(OK), 2 * KEPT_AFTER_END_MS);
+  const capped = store.start(() => Promise.resolve(OK), 60 * KEPT_AFTER_END_MS);
+  assert.equal(capped.ttlMs, 5 * KEPT_AFTER_END_MS);
   await store.outcome(done.taskId);
-  now += 100;
+  await store.outcome(capped.taskId);
+  now += 2 * KEPT_AFTER_END_MS - 1;
+  assert.equal(store.get(done.taskId)?.status, "completed");
+  now += 1;
   assert.equal(store.get(done.taskId), undefined);
-  assert.equal(store.get(working.taskId)?.status, "working");
-  manual.resolve(OK);
-  await store.outcome(working.taskId);
-  assert.equal(store.get(working.taskId), undefined);
+  assert.equal(store.forgottenReason(done.taskId), "expired");
   assert.equal(store.get(capped.taskId)?.status, "completed");
-  now += 4_900;
+  now += 3 * KEPT_AFTER_END_MS;
   assert.deepEqual(store.list(), []);
+});
+
+Deno.test("a finished task is kept KEPT_AFTER_END_MS after its run ends, whatever its ttl", async () => {
+  let now = 1_000;
+  const store = new TaskStore({ now: () => now });
+  const manual = manualRun();
+  const short = store.start(manual.run, 100);
+  const zero = store.start(manual.run, 0);
+  now += 10 * KEPT_AFTER_END_MS;
+  assert.equal(store.get(short.taskId)?.status, "working");
+  manual.resolve(OK);
+  await store.outcome(short.taskId);
+  await store.outcome(zero.taskId);
+  now += KEPT_AFTER_END_MS - 1;
+  assert.equal(store.get(short.taskId)?.status, "completed");
+  assert.deepEqual(await store.outcome(zero.taskId), { kind: "result", result: OK });
+  now += 1;
+  assert.equal(store.get(short.taskId), undefined);
+  assert.equal(store.get(zero.taskId), undefined);
+  assert.equal(store.forgottenReason(zero.taskId), "expired");
 });
 
 Deno.test("past the bound the oldest finished task makes room; all working refuses", async () => {
@@ -102,12 +126,30 @@ Deno.test("past the bound the oldest finished task makes room; all working refus
   const second = store.start(manual.run);
   const third = store.start(untilAborted);
   assert.equal(store.get(first.taskId), undefined);
+  assert.equal(store.forgottenReason(first.taskId), "dropped_for_room");
+  assert.equal(store.maxTasks, 2);
   assert.deepEqual(store.list().map((task) => task.taskId), [second.taskId, third.taskId]);
   assert.throws(() => store.start(untilAborted), TaskStoreFull);
   manual.resolve(OK);
   await store.outcome(second.taskId);
   store.start(() => Promise.resolve(OK));
   assert.equal(store.get(second.taskId), undefined);
+  assert.equal(store.forgottenReason(second.taskId), "dropped_for_room");
+  assert.equal(store.forgottenReason("never-issued"), undefined);
+  await store.close();
+});
+
+Deno.test("the record of forgotten ids is bounded: the oldest reasons are let go", async () => {
+  const store = new TaskStore({ maxTasks: 1 });
+  const first = store.start(() => Promise.resolve(OK));
+  let last = first;
+  for (let i = 0; i < FORGOTTEN_IDS_REMEMBERED + 1; i++) {
+    await store.outcome(last.taskId);
+    const previous = last;
+    last = store.start(() => Promise.resolve(OK));
+    assert.equal(store.forgottenReason(previous.taskId), "dropped_for_room");
+  }
+  assert.equal(store.forgottenReason(first.taskId), undefined);
   await store.close();
 });
 
