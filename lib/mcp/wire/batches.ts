@@ -5,17 +5,13 @@
 // out together as one array, as JSON-RPC asks. Any other connection is told batches are not
 // part of its revision.
 import type { JSONRPCMessage } from "../../deps.ts";
-import type { JsonRpcId } from "./json_rpc.ts";
+import type { ErrorAnswer, JsonRpcId } from "./json_rpc.ts";
 
 /** The one revision whose clients may send batches. */
 export const BATCH_REVISION = "2025-03-26";
 
 /** A message that answers a request: the SDK's, or an error this side wrote itself. */
-export type Answer = JSONRPCMessage | {
-  jsonrpc: "2.0";
-  id: JsonRpcId | null;
-  error: { code: number; message: string };
-};
+export type Answer = JSONRPCMessage | ErrorAnswer;
 
 type Pending = { ids: Set<JsonRpcId>; answers: Answer[] };
 

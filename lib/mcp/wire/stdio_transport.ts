@@ -2,18 +2,24 @@
 // SDK's stdio transport closes the session (and so the server, with status 0) when a line passes
 // its 10 MiB read buffer, and answers nothing to a line that is not JSON. Here a line that is
 // not JSON gets -32700, a message that is not JSON-RPC gets -32600 (-32602 when only its params
-// are wrong), and an oversized line is read through to its end without being kept: its id is
+// are wrong, its `_meta` included: json_rpc.ts says which shapes the SDK drops), a numeric id
+// JavaScript cannot hold exactly is echoed as the digits it came as, and an oversized line is read through to its end without being kept: its id is
 // picked out on the way, so it gets -32600 saying how large a line may be. Only an oversized
 // line whose id cannot be read ends the server, after one line on stderr, through the caller's
 // onUnanswerable (which exits non-zero): its client would otherwise wait for ever.
 import process from "node:process";
 import type { JSONRPCMessage, Transport } from "../../deps.ts";
 import {
-  INVALID_PARAMS,
+  type AnswerId,
+  answerJson,
+  type ErrorAnswer,
+  errorAnswer,
+  IdLiteral,
   INVALID_REQUEST,
   type JsonRpcId,
   jsonRpcMessageOf,
   PARSE_ERROR,
+  parseMessageLine,
 } from "./json_rpc.ts";
 import { concatBytes } from "../../util/bytes.ts";
 import { LineWriter, messageLine } from "./line_writer.ts";
@@ -25,18 +31,12 @@ import { isJsonObject } from "../../util/json_object.ts";
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
-type ErrorReply = {
-  jsonrpc: "2.0";
-  id: JsonRpcId | null;
-  error: { code: number; message: string };
-};
-
 /**
  * Finds the top-level "id" of one JSON object fed to it in pieces, keeping only the bytes of
  * top-level keys and of the id itself: memory stays small whatever the size of the line.
  */
 class TopLevelIdScanner {
-  id: JsonRpcId | undefined;
+  id: JsonRpcId | IdLiteral | undefined;
   #depth = 0;
   #inString = false;
   #escaped = false;
@@ -64,8 +64,7 @@ class TopLevelIdScanner {
         this.#number += char;
         return;
       }
-      const value = Number(this.#number);
-      if (Number.isFinite(value)) this.id ??= value;
+      this.id ??= idOfNumber(this.#number);
       this.#number = null;
     }
     const atTop = this.#depth === 1;
@@ -161,12 +160,12 @@ export class StdioLineTransport implements Transport {
     return batch === null ? Promise.resolve() : this.#writeArray(batch);
   }
 
-  #write(message: ErrorReply): Promise<void> {
-    return this.#lines.write([`${JSON.stringify(message)}\n`]);
+  #write(answer: ErrorAnswer): Promise<void> {
+    return this.#lines.write([`${answerJson(answer)}\n`]);
   }
 
-  #writeArray(messages: Answer[]): Promise<void> {
-    return this.#lines.write([`${JSON.stringify(messages)}\n`]);
+  #writeArray(answers: Answer[]): Promise<void> {
+    return this.#lines.write([`[${answers.map(answerJson).join(",")}]\n`]);
   }
 
   #onerror = (error: Error) => this.onerror?.(error);
@@ -209,7 +208,7 @@ export class StdioLineTransport implements Transport {
     if (line.trim() === "") return;
     let json: unknown;
     try {
-      json = JSON.parse(line);
+      json = parseMessageLine(line);
     } catch {
       return this.#reply(null, PARSE_ERROR, "the line is not JSON");
     }
@@ -227,21 +226,19 @@ export class StdioLineTransport implements Transport {
    * `json` as the message to hand on, or the error that answers it instead, or null when it is
    * a malformed notification, which has nothing to answer.
    */
-  #take(json: Record<string, unknown>): { pass: JSONRPCMessage } | { answer: ErrorReply } | null {
+  #take(json: Record<string, unknown>): { pass: JSONRPCMessage } | { answer: ErrorAnswer } | null {
     const message = jsonRpcMessageOf(json);
-    if (typeof message !== "string") return { pass: message };
+    if (!("code" in message)) return { pass: message };
     const id = readableId(json);
     // A message with neither a method nor an id is an invalid request whose id cannot be read,
     // answered with a null id (JSON-RPC 2.0).
     if (id === undefined) {
       return "method" in json
         ? null
-        : { answer: errorReply(null, INVALID_REQUEST, notMessage(message)) };
+        : { answer: errorAnswer(null, INVALID_REQUEST, notMessage(message.reason)) };
     }
-    if (hasMalformedParams(json)) {
-      return { answer: errorReply(id, INVALID_PARAMS, "params must be a JSON object") };
-    }
-    return { answer: errorReply(id, INVALID_REQUEST, notMessage(message)) };
+    const text = message.code === INVALID_REQUEST ? notMessage(message.reason) : message.reason;
+    return { answer: errorAnswer(id, message.code, text) };
   }
 
   /** A batch: each member handed on alone, its requests' answers sent back as one array. */
@@ -255,11 +252,11 @@ export class StdioLineTransport implements Transport {
     }
     if (members.length === 0) return this.#reply(null, INVALID_REQUEST, "the batch is empty");
     const messages: JSONRPCMessage[] = [];
-    const errors: ErrorReply[] = [];
+    const errors: ErrorAnswer[] = [];
     for (const member of members) {
       const taken = isJsonObject(member)
         ? this.#take(member)
-        : { answer: errorReply(null, INVALID_REQUEST, "a batch member must be one JSON object") };
+        : { answer: errorAnswer(null, INVALID_REQUEST, "a batch member must be one JSON object") };
       if (taken === null) continue;
       if ("pass" in taken) messages.push(taken.pass);
       else errors.push(taken.answer);
@@ -272,7 +269,7 @@ export class StdioLineTransport implements Transport {
     for (const message of messages) this.onmessage?.(message);
   }
 
-  #refuseOversized(id: JsonRpcId | undefined): void {
+  #refuseOversized(id: JsonRpcId | IdLiteral | undefined): void {
     const limit = `${MAX_LINE_BYTES} bytes`;
     if (id === undefined) {
       console.error(
@@ -289,29 +286,29 @@ export class StdioLineTransport implements Transport {
   }
 
   /** An error for a message the session never sees; JSON-RPC answers an unreadable id with null. */
-  #reply(id: JsonRpcId | null, code: number, message: string): void {
-    this.#write(errorReply(id, code, message)).catch((error) => this.onerror?.(error));
+  #reply(id: AnswerId, code: number, message: string): void {
+    this.#write(errorAnswer(id, code, message)).catch((error) => this.onerror?.(error));
   }
-}
-
-function errorReply(id: JsonRpcId | null, code: number, message: string): ErrorReply {
-  return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
 function notMessage(reason: string): string {
   return `not a JSON-RPC 2.0 message: ${reason}`;
 }
 
-/** A request (method and id) whose params is there but not an object. */
-function hasMalformedParams(json: object): boolean {
-  if (!("method" in json) || typeof json.method !== "string" || !("params" in json)) return false;
-  const params = json.params;
-  return typeof params !== "object" || params === null || Array.isArray(params);
+/**
+ * A numeric id read from an oversized line's text: a number when JavaScript holds it exactly, its
+ * digits (IdLiteral) when it is a JSON number it does not, undefined when the text is no number.
+ */
+function idOfNumber(text: string): JsonRpcId | IdLiteral | undefined {
+  if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : new IdLiteral(text);
 }
 
-function readableId(json: object): JsonRpcId | null | undefined {
+/** The id an answer to `json` echoes: as sent, null when it is no id, undefined when absent. */
+function readableId(json: object): AnswerId | undefined {
   if (!("id" in json)) return undefined;
   const id = json.id;
-  if (typeof id === "string" || typeof id === "number") return id;
+  if (typeof id === "string" || typeof id === "number" || id instanceof IdLiteral) return id;
   return null;
 }
