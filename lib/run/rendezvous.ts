@@ -2,9 +2,8 @@
 // the channel socket, the helper script) and the capture's and paste's files live in one 0700
 // directory per server, made at startup, that only this user can enter; a world-writable
 // parent is used only after checking that our directory in it is a real directory, owned by us,
-// with no group or other bits. Setup files are created exclusively and never seen
-// half-written, and removed only while they are still our inode.
-import { randomHex } from "../util/ids.ts";
+// with no group or other bits. Setup files are created exclusively, in place, in a directory
+// no other user can change, and removed only while they are still our inode.
 import { problemOf, TempDirectoryError, type TempPlace } from "../tmux/temp_files.ts";
 
 /**
@@ -83,24 +82,68 @@ export async function makeServerDirectory(base: TempPlace): Promise<TempPlace> {
 export type WrittenFile = { path: string; handle: Deno.FsFile };
 
 /**
- * Creates `path` with `content`, mode 0600, failing if anything (a file, a directory, a
- * symlink, even a dangling one) is already there: write a temp file beside it, then hard-link.
+ * A directory that is no place for a file we create by name, as another user could rename or
+ * replace its entries: they own it, or group or others may write it without the sticky bit.
+ */
+export type OpenDirectory = { directory: string; reason: "writable_by_others" | "other_owner" };
+
+export class OpenDirectoryError extends Error {
+  constructor(readonly found: OpenDirectory) {
+    super(`${found.directory}: ${found.reason}`);
+  }
+}
+
+/**
+ * The real path of `directory`, after checking that no other user could change entries of it
+ * or of a directory above it: each must be owned by this user or root, and one that group or
+ * others may write must have the sticky bit (which keeps each entry to its owner). The same
+ * walk as OpenSSH's secure_path; the file is then made under the real path, so a symlink on
+ * the way that someone re-points after the check changes nothing.
+ */
+export async function closedToOthers(directory: string): Promise<string> {
+  const real = await Deno.realPath(directory);
+  for (let path = real;; path = path.slice(0, path.lastIndexOf("/")) || "/") {
+    const info = await Deno.lstat(path);
+    const mode = info.mode ?? 0;
+    if (info.uid !== Deno.uid() && info.uid !== 0) {
+      throw new OpenDirectoryError({ directory: path, reason: "other_owner" });
+    }
+    if ((mode & 0o022) !== 0 && (mode & 0o1000) === 0) {
+      throw new OpenDirectoryError({ directory: path, reason: "writable_by_others" });
+    }
+    if (path === "/") return real;
+  }
+}
+
+/**
+ * Creates `path` (under its directory's real path) with `content`, mode 0600, failing if
+ * anything (a file, a directory, a symlink, even a dangling one: O_EXCL never follows one) is
+ * already there. The file is made
+ * in place and written through its handle, never renamed, linked or chmodded by name, in a
+ * directory no other user can change (else OpenDirectoryError), so the inode we wrote is the
+ * one at `path` until we remove it. The mode given to open is all it needs: umask only removes
+ * bits. The content is one write: a reader sees the file empty or whole while it fits a page
+ * (the kernel sets the size after copying), and larger files (the helper's) are written before
+ * anything that reads them exists.
  */
 export async function writeExclusive(path: string, content: string): Promise<WrittenFile> {
   const slash = path.lastIndexOf("/");
-  const temp = `${slash >= 0 ? path.slice(0, slash + 1) : ""}.tmux-mcp-${randomHex(8)}.tmp`;
-  const handle = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
+  const directory = await closedToOthers(
+    slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".",
+  );
+  const real = `${directory === "/" ? "" : directory}/${path.slice(slash + 1)}`;
+  const handle = await Deno.open(real, { write: true, createNew: true, mode: 0o600 });
+  const file = { path: real, handle };
   try {
-    await Deno.chmod(temp, 0o600);
-    await handle.write(new TextEncoder().encode(content));
-    await Deno.link(temp, path);
+    const bytes = new TextEncoder().encode(content);
+    for (let written = 0; written < bytes.length;) {
+      written += await handle.write(bytes.subarray(written));
+    }
   } catch (error) {
-    handle.close();
+    await removeIfSame(file);
     throw error;
-  } finally {
-    await Deno.remove(temp).catch(() => {});
   }
-  return { path, handle };
+  return file;
 }
 
 /**

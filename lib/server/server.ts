@@ -20,6 +20,7 @@ import { StdioLineTransport } from "../mcp/wire/stdio_transport.ts";
 import { advertisedInput, advertisedOutput } from "../mcp/advertised.ts";
 import { type Caller, callerFromEnvironment } from "../tmux/caller.ts";
 import { Enrollments } from "../run/enrollment.ts";
+import { OpenDirectoryError } from "../run/rendezvous.ts";
 import { openServerDirectory } from "../run/server_record.ts";
 import { enrollCommandLine } from "../cli/in_pane.ts";
 import { helperPerlMissing } from "../cli/prerequisites.ts";
@@ -48,6 +49,35 @@ import {
 } from "../mcp/tasks/task_methods.ts";
 
 export class StartupError extends Error {}
+
+/**
+ * Why a setup file could not be made, and what to do: the path is the one the person typed,
+ * never the file's content.
+ */
+function whySetupFileFailed(error: unknown): string {
+  const elsewhere = "give a path in a directory only you can write (for example one made " +
+    "with mkdir -m 700)";
+  if (error instanceof OpenDirectoryError) {
+    const { directory, reason } = error.found;
+    return reason === "other_owner"
+      ? `the directory ${directory} belongs to another user, who could replace the file ` +
+        `before you source it; ${elsewhere}`
+      : `other users may write the directory ${directory} and it has no sticky bit, so one ` +
+        `of them could replace the file before you source it; ${elsewhere}`;
+  }
+  if (error instanceof Deno.errors.AlreadyExists) {
+    return "something (a file, a directory or a symlink) is already there, and it is never " +
+      "overwritten; remove it or give another path";
+  }
+  if (error instanceof Deno.errors.NotFound) {
+    return "its directory does not exist; create it or give another path";
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return `this user may not write its directory; ${elsewhere}`;
+  }
+  const code = error instanceof Error && "code" in error ? ` (${error.code})` : "";
+  return `the filesystem refused it${code}; give another path`;
+}
 
 /** How long shutdown waits for its answers to be written before it exits regardless. */
 const ANSWERS_WRITTEN_MS = 1000;
@@ -133,8 +163,10 @@ export async function startServer(
         }
         try {
           await enrollments.invite(paneId, file);
-        } catch {
-          throw new StartupError("an --enroll-pane file could not be created exclusively");
+        } catch (error) {
+          throw new StartupError(
+            `an --enroll-pane file was not created at ${file}: ${whySetupFileFailed(error)}`,
+          );
         }
       }
     } catch (error) {
