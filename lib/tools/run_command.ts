@@ -34,7 +34,7 @@ import {
   string,
   toolInput,
 } from "../mcp/json_schema.ts";
-import type { ServerContext, ToolExtra } from "./context.ts";
+import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
 import { clientFor } from "../tmux/targets.ts";
 import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
@@ -252,32 +252,46 @@ const RUN_COMMAND_OUTPUT = toolOutput(
 
 type RunArgs = Static<typeof RUN_COMMAND_INPUT>;
 
-export const runCommandTool = defineTool({
-  name: "run_command",
-  title: "Run a shell command",
-  toolset: "execute",
-  description:
-    "Run a command you wrote in a pane at a POSIX shell prompt (sh, bash, dash, zsh, ksh), " +
-    "wait, and get exit_status and output (read from the screen and the last " +
-    `${LOOK_HISTORY_LINES} history lines). It runs in a subshell: exit N reports N; cd and ` +
-    "export do not persist. Refused, nothing typed, when another program is in the " +
-    "foreground, an earlier run_command has not ended or text sits at the prompt. A longer " +
-    "timeout is clamped; on timeout the command may still run: wait_for_command waits again. " +
-    "For a TUI or REPL use send_keys; in an enrolled pane prefer tmux_run.",
-  inputSchema: RUN_COMMAND_INPUT,
-  outputSchema: RUN_COMMAND_OUTPUT,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
-  handle: (context, a, extra) => {
-    const client = clientFor(context, a.socket_name);
-    const key = `${socketPath(client.socket)}\n${a.pane_id}`;
-    return serialised(key, () => runCommand(context, client, key, a, extra));
-  },
-});
+/** Each await of a run once its line may have been typed, by name. */
+export type RunStep = "spotted" | "look" | "wider look" | "prompt" | "wake";
+/**
+ * How a run awaits each step once its line may have been typed: the step as it comes, or (a
+ * test's seam) a throw at a chosen one, to show that any failure there says `possibly_sent`.
+ */
+export type AfterTyping = <T>(step: RunStep, pending: () => Promise<T>) => Promise<T>;
+const AS_IT_COMES: AfterTyping = (_step, pending) => pending();
+
+export const runCommandTool = runCommandToolWith(AS_IT_COMES);
+
+/** run_command with its steps after typing awaited through `afterTyping`. */
+export function runCommandToolWith(afterTyping: AfterTyping): ToolDefinition {
+  return defineTool({
+    name: "run_command",
+    title: "Run a shell command",
+    toolset: "execute",
+    description:
+      "Run a command you wrote in a pane at a POSIX shell prompt (sh, bash, dash, zsh, ksh), " +
+      "wait, and get exit_status and output (read from the screen and the last " +
+      `${LOOK_HISTORY_LINES} history lines). It runs in a subshell: exit N reports N; cd and ` +
+      "export do not persist. Refused, nothing typed, when another program is in the " +
+      "foreground, an earlier run_command has not ended or text sits at the prompt. A longer " +
+      "timeout is clamped; on timeout the command may still run: wait_for_command waits again. " +
+      "For a TUI or REPL use send_keys; in an enrolled pane prefer tmux_run.",
+    inputSchema: RUN_COMMAND_INPUT,
+    outputSchema: RUN_COMMAND_OUTPUT,
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+    handle: (context, a, extra) => {
+      const client = clientFor(context, a.socket_name);
+      const key = `${socketPath(client.socket)}\n${a.pane_id}`;
+      return serialised(key, () => runCommand(context, client, key, a, extra, afterTyping));
+    },
+  });
+}
 
 async function runCommand(
   context: ServerContext,
@@ -285,13 +299,15 @@ async function runCommand(
   key: string,
   a: RunArgs,
   extra: ToolExtra,
+  afterTyping: AfterTyping,
 ): Promise<ToolPayload> {
   if (extra.signal.aborted) return CANCELLED;
   const timeout = effectiveTimeout(context, a.timeout);
   // Every tmux command of the call ends by its timeout, even when tmux stops answering.
   const tmuxBound = boundByTimeout(extra.signal, timeout);
+  const bound = { timeout, signal: tmuxBound.signal };
   try {
-    return await runCommandWithin(context, client, key, a, extra, timeout, tmuxBound.signal);
+    return await runCommandWithin(context, client, key, a, extra, bound, afterTyping);
   } finally {
     tmuxBound.clear();
   }
@@ -303,8 +319,8 @@ async function runCommandWithin(
   key: string,
   a: RunArgs,
   extra: ToolExtra,
-  timeout: number,
-  signal: AbortSignal,
+  { timeout, signal }: { timeout: number; signal: AbortSignal },
+  afterTyping: AfterTyping,
 ): Promise<ToolPayload> {
   // One look gives the process, the cursor and the screen, all of the same instant, and the
   // history lines an earlier run's end marker may be in.
@@ -335,7 +351,7 @@ async function runCommandWithin(
     if (!sent.ok) return sent.payload;
     // Until its end marker shows, this run holds the line (whatever ends this call).
     record.unfinished = { id, typedAt: cursorGridLine(before.value) };
-    const watch = { output, spotting, message: "waiting for the command to finish" };
+    const watch = { output, spotting, message: "waiting for the command to finish", afterTyping };
     const end = await awaitEnd(
       context,
       client,
@@ -346,7 +362,9 @@ async function runCommandWithin(
       timeout,
       extra,
       signal,
-    );
+    )
+      // The line was typed: whatever step fails now says so (possibly_sent).
+      .catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
     return finished(end, a.max_lines, timeout, { cursor, commandId: id });
   } finally {
     spotting?.stop();
@@ -362,6 +380,7 @@ type Watch = {
   output: ReturnType<typeof watchOutput>;
   spotting: Awaited<ReturnType<ReturnType<typeof watchOutput>["spot"]>>;
   message: string;
+  afterTyping: AfterTyping;
 };
 
 /** The start and end markers of run `id`. */
@@ -393,7 +412,7 @@ async function awaitEnd(
   extra: ToolExtra,
   signal: AbortSignal,
 ): Promise<RunEnd> {
-  const { output, spotting } = watch;
+  const { output, spotting, afterTyping } = watch;
   const { done } = runMarkers(id);
   const started = Date.now();
   const deadline = started + timeout * 1000;
@@ -402,18 +421,25 @@ async function awaitEnd(
   while (true) {
     if (spotting?.following() && !spotting.spotter.seen) {
       const left = Math.max(0, deadline - Date.now());
-      await spotting.spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), signal);
+      const spotter = spotting.spotter;
+      await afterTyping(
+        "spotted",
+        () => spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), signal),
+      );
     }
     const outOfTime = Date.now() >= deadline;
-    // The line was typed: a look that fails says so (possibly_sent), whatever failed.
-    const failed = (error: unknown) => failedStep(error, extra, client, "possibly_sent");
-    let shot = await snapshot(client, context.tempFiles, paneId, signal, RECENT_HISTORY_LINES)
-      .catch(failed);
+    let shot = await afterTyping(
+      "look",
+      () => snapshot(client, context.tempFiles, paneId, signal, RECENT_HISTORY_LINES),
+    );
     if (shot.ok) {
       const seen = markers(shot.value.lines, id);
       // Finished with its start above the window, or out of time: read the wider window.
       if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
-        shot = await snapshot(client, context.tempFiles, paneId, signal).catch(failed);
+        shot = await afterTyping(
+          "wider look",
+          () => snapshot(client, context.tempFiles, paneId, signal),
+        );
       }
     }
     if (extra.signal.aborted) return failedStep(null, extra, client, "possibly_sent");
@@ -433,7 +459,7 @@ async function awaitEnd(
       const prompt = cursorLine(shot.value).beforeCursor;
       if (belowMarker && prompt === "" && !waitedForPrompt) {
         waitedForPrompt = true;
-        await output.wake(POLL_MS, signal);
+        await afterTyping("prompt", () => output.wake(POLL_MS, signal));
         continue;
       }
       const status = Number(done.exec(all[last])![1]);
@@ -449,7 +475,8 @@ async function awaitEnd(
       extra.progress((lastProgress - started) / 1000, watch.message);
     }
     if (spotting?.following() && !spotting.spotter.seen) continue;
-    await output.wake(Math.min(POLL_MS, Math.max(0, deadline - Date.now())), signal);
+    const rest = Math.min(POLL_MS, Math.max(0, deadline - Date.now()));
+    await afterTyping("wake", () => output.wake(rest, signal));
   }
 }
 
@@ -557,7 +584,12 @@ async function waitForCommand(
     if (seen.first < 0 && seen.last < 0 && record.unfinished?.id !== a.command_id) {
       return unknownCommand(a.pane_id);
     }
-    const watch = { output, spotting, message: "waiting for the command to finish" };
+    const watch = {
+      output,
+      spotting,
+      message: "waiting for the command to finish",
+      afterTyping: AS_IT_COMES,
+    };
     const end = await awaitEnd(
       context,
       client,
@@ -568,7 +600,7 @@ async function waitForCommand(
       timeout,
       extra,
       signal,
-    );
+    ).catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
     return finished(end, a.max_lines, timeout, { commandId: a.command_id });
   } finally {
     spotting?.stop();

@@ -1,0 +1,92 @@
+// run_command once its line was typed: whichever of its awaits fails (tmux not answering there,
+// thrown at that very step through the module's seam), the answer says tmux_not_answering and
+// possibly_sent, never a cancel nobody sent or a line not sent.
+import assert from "node:assert/strict";
+import { type Lab, waitFor, waitForPrompt, withLab } from "./harness.ts";
+import { withGeneral } from "./general_session.ts";
+import { runCommandToolWith, type RunStep } from "../lib/tools/run_command.ts";
+import { TmuxNotAnswering } from "../lib/tmux/tmux.ts";
+import type { ServerContext } from "../lib/tools/context.ts";
+import type { ToolPayload } from "../lib/mcp/tool_result.ts";
+import { isJsonObject } from "../lib/util/json_object.ts";
+
+/** The prompt comes half a second after a run's end marker, so a look sees the marker first. */
+const SLOW_PROMPT = "precmd() { sleep 0.5 }";
+
+/**
+ * The steps one run awaited, and its answer; `failAt` throws at that await (1-based), or at the
+ * first await of that step.
+ */
+async function run(
+  context: ServerContext,
+  args: Record<string, unknown>,
+  failAt: number | RunStep = 0,
+): Promise<{ steps: RunStep[]; payload: ToolPayload }> {
+  const steps: RunStep[] = [];
+  const tool = runCommandToolWith((step, pending) => {
+    steps.push(step);
+    const fails = typeof failAt === "number"
+      ? steps.length === failAt
+      : step === failAt && steps.indexOf(step) === steps.length - 1;
+    return fails ? Promise.reject(new TmuxNotAnswering()) : pending();
+  });
+  const payload = await tool.handle(context, args, { signal: new AbortController().signal });
+  return { steps, payload };
+}
+
+/** Waits until round `n`'s command printed its line and the shell drew its prompt again. */
+async function roundOver(lab: Lab, n: number): Promise<void> {
+  await waitFor(
+    `round ${n}'s output`,
+    async () =>
+      (await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane)).split("\n")
+        .some((line) => line.trimEnd() === `round-${n}-ran`),
+  );
+  await waitForPrompt(lab);
+}
+
+Deno.test("a throw at each await of run_command after typing says tmux_not_answering, possibly sent", () =>
+  withLab((lab) =>
+    withGeneral(lab, {}, async (s) => {
+      const context = s.server.context;
+      const quick = (n: number) => ({
+        pane_id: lab.pane,
+        command: `sleep 0.2; echo round-${n}-ran; exit 9`,
+      });
+      const traced = await run(context, quick(0));
+      const data = traced.payload.ok ? traced.payload.data : null;
+      assert.ok(isJsonObject(data) && data.exit_status === 9, JSON.stringify(traced.payload));
+      await roundOver(lab, 0);
+      // A run that times out reads the wider window once more.
+      const slow = { pane_id: lab.pane, command: "sleep 1; echo round-1-ran", timeout: 0.3 };
+      const timedOut = await run(context, slow);
+      assert.ok(timedOut.steps.includes("wider look"), timedOut.steps.join(", "));
+      await roundOver(lab, 1);
+
+      const failed = new Set<RunStep>();
+      const check = (steps: RunStep[], payload: ToolPayload, at: number) => {
+        const said = JSON.stringify({ at, steps, payload });
+        assert.equal(payload.ok, false, said);
+        assert.ok(!payload.ok && payload.error.code === "tmux_not_answering", said);
+        assert.ok(!payload.ok && payload.error.delivery === "possibly_sent", said);
+        failed.add(steps[at - 1]);
+      };
+      // Every await of a quick run, in turn, until a run ends before reaching that many.
+      let round = 2;
+      for (let at = 1;; at++, round++) {
+        const { steps, payload } = await run(context, quick(round), at);
+        await roundOver(lab, round);
+        if (steps.length < at) break;
+        check(steps, payload, at);
+      }
+      const slowRound = { ...slow, command: `sleep 1; echo round-${round}-ran` };
+      const atWider = await run(context, slowRound, "wider look");
+      await roundOver(lab, round);
+      check(atWider.steps, atWider.payload, atWider.steps.length);
+
+      assert.ok(
+        failed.has("look") && failed.has("wider look") && failed.has("prompt"),
+        [...failed].join(),
+      );
+      assert.ok(failed.has("wake") || failed.has("spotted"), [...failed].join());
+    }), SLOW_PROMPT));
