@@ -50,6 +50,7 @@
       ("NO tmux-too-old") print -u2 "tmux-mcp: not enrolled: tmux 3.3 or newer is required";;
       ("NO expired") print -u2 "tmux-mcp: not enrolled: this invitation has expired or was used";;
       ("NO already-enrolled") print -u2 "tmux-mcp: nothing to do: this pane is already enrolled";;
+      ("NO contested") print -u2 "tmux-mcp: not enrolled: another process presented this invitation at the same time (someone who read the setup file); enroll again, with the setup file in a directory only you can read";;
       ("NO full") print -u2 'tmux-mcp: not enrolled: every enrollment slot of the server is in use; take another pane back (eval "$(tmux-mcp leave)" there), then enroll again';;
       (*) print -u2 "tmux-mcp: not enrolled: the MCP server refused or did not answer";;
     esac

@@ -75,9 +75,10 @@ export class HelperArrivals {
 
   /**
    * The helper started by shell `parentPid` for this invitation. A helper left over from a
-   * refused attempt (a nested shell, say) has another parent and is never taken for it.
+   * refused attempt (a nested shell, say) has another parent and is never taken for it. Null
+   * at once when `signal` aborts (the attempt was contested).
    */
-  async claim(token: string, parentPid: number): Promise<ProvedHelper | null> {
+  async claim(token: string, parentPid: number, signal: AbortSignal): Promise<ProvedHelper | null> {
     const take = () => {
       const helpers = this.#proved.get(token) ?? [];
       const mine = helpers.find((helper) => helper.parentPid === parentPid);
@@ -93,10 +94,13 @@ export class HelperArrivals {
     };
     this.#arrived.addEventListener(token, onHello);
     const timer = setTimeout(() => arrived.resolve(null), HELPER_HELLO_TIMEOUT_MS);
+    const onAbort = () => arrived.resolve(null);
+    signal.addEventListener("abort", onAbort);
     try {
-      return await arrived.promise;
+      return signal.aborted ? null : await arrived.promise;
     } finally {
       clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
       this.#arrived.removeEventListener(token, onHello);
     }
   }

@@ -19,6 +19,14 @@ import { helperCommand } from "./helper_program.ts";
 export const MAX_ENROLLMENTS = 8;
 
 /**
+ * One presentation of an invitation's token on the channel, from its "E" line for as long as its
+ * attempt runs or its enrollment lasts. A second connection presenting the same token is a race
+ * (a same-user process that read the setup file, README): the server cannot tell which one is the
+ * shell, so both go at once (`contest`) instead of one waiting out the helper's arrival.
+ */
+type Presentation = { contest: AbortController; shell: EnrolledShell | null };
+
+/**
  * What the setup file's line does first, in words bash, dash and zsh all parse: a shell that is
  * not zsh prints one line and the file returns 1, before helper.sh (zsh only) is read at all.
  */
@@ -44,6 +52,7 @@ export class Enrollments {
   readonly runs = new RunSlots();
   #invitations: Invitations;
   #helpers: HelperArrivals;
+  #presented = new Map<string, Presentation>();
   #listener: Deno.UnixListener | null = null;
   #helperScriptFile: WrittenFile | null = null;
   #helperProgramFile: WrittenFile | null = null;
@@ -111,6 +120,7 @@ export class Enrollments {
   }
 
   async close(): Promise<void> {
+    for (const presentation of this.#presented.values()) presentation.contest.abort();
     await this.runs.close();
     await this.#invitations.close();
     for (const shell of [...this.shells.values()]) {
@@ -161,14 +171,23 @@ export class Enrollments {
     const sendLine = (line: string) =>
       writer.write(new TextEncoder().encode(line + "\n")).catch(() => {});
     const first = await lines.next();
-    const token = first.done ? "" : first.value.slice(2);
+    const token = first.done || !first.value.startsWith("E ") ? "" : first.value.slice(2);
+    const rival = this.#presented.get(token);
+    if (rival) {
+      await this.#contest(token, rival);
+      await sendLine("NO contested");
+      return closeQuietly(conn);
+    }
     const invitation = this.#invitations.get(token);
-    if (first.done || !first.value.startsWith("E ") || !invitation) {
+    if (!invitation) {
       await sendLine("NO expired");
       return closeQuietly(conn);
     }
+    const presentation: Presentation = { contest: new AbortController(), shell: null };
+    this.#presented.set(token, presentation);
     const refuse = async (reason: string) => {
-      await sendLine(`NO ${reason}`);
+      if (this.#presented.get(token) === presentation) this.#presented.delete(token);
+      await sendLine(`NO ${presentation.contest.signal.aborted ? "contested" : reason}`);
       closeQuietly(conn);
     };
     if (!this.#options.tmuxSupported) return refuse("tmux-too-old");
@@ -183,9 +202,13 @@ export class Enrollments {
       invitation.proofPath,
     );
     if (!pane) return refuse("not-root");
-    const helper = await this.#helpers.claim(token, pane.root.pid);
+    const helper = await this.#helpers.claim(token, pane.root.pid, presentation.contest.signal);
     if (!helper) return refuse("no-helper");
     await this.#invitations.withdraw(token);
+    if (presentation.contest.signal.aborted) {
+      closeQuietly(helper.conn);
+      return refuse("contested");
+    }
     const shell = openShellSession({
       paneId: invitation.paneId,
       identity: pane.root,
@@ -195,10 +218,20 @@ export class Enrollments {
       helper,
       forget: (gone) => {
         if (this.shells.get(gone.paneId) === gone) this.shells.delete(gone.paneId);
+        if (this.#presented.get(token) === presentation) this.#presented.delete(token);
       },
     });
+    presentation.shell = shell;
     this.shells.set(shell.paneId, shell);
     await sendLine(`OK ${shell.enrollmentGeneration}`);
     deliverRunEvents(shell, lines, helper.frames);
+  }
+
+  /** Ends both sides of a contested invitation: the attempt or enrollment, and the invitation. */
+  async #contest(token: string, rival: Presentation): Promise<void> {
+    this.#presented.delete(token);
+    rival.contest.abort();
+    rival.shell?.discard("contested");
+    await this.#invitations.withdraw(token);
   }
 }

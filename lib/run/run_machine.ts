@@ -31,8 +31,11 @@ const WATCH_INTERVAL_MS = 200;
 /** How long shutdown waits for in-flight runs to stop and answer (spec: 2 s in all). */
 const SHUTDOWN_GRACE_MS = 2000;
 
-/** Which end went away: the shell's line channel, or the helper's frame link. */
-export type Departure = "shell" | "helper";
+/**
+ * Why the enrollment ended: the shell's line channel or the helper's frame link went away, or a
+ * second connection presented the pane's invitation, so which one is the shell is in doubt.
+ */
+export type Departure = "shell" | "helper" | "contested";
 
 export type RunEvent =
   | { kind: "busy" }
@@ -249,6 +252,11 @@ async function prepareAuthorizeExecute(run: Run): Promise<Completed> {
 
 const SHELL_GONE = "the enrolled shell is gone (it exited or the pane was respawned); a person " +
   "must enroll the pane again";
+const CONTESTED = "another process presented this pane's invitation token on the private " +
+  "channel as well as its shell (a race for the enrollment by someone who read the setup file), " +
+  "so the enrollment was dropped";
+const CONTESTED_ADVICE = "a person must enroll the pane again, with the setup file in a " +
+  "directory only they can read";
 
 // P — prepare: nothing is authorized yet, so every failure here says nothing was sent.
 
@@ -275,6 +283,9 @@ async function prepare(run: Run): Promise<{ digest: string; helperPid: number }>
         "is open); nothing was sent. This is transient: call again once the person's line is " +
         "empty",
     );
+  }
+  if (ready.kind === "gone" && ready.cause === "contested") {
+    throw new RunFailure("transport_error", `${CONTESTED}; nothing was sent. ${CONTESTED_ADVICE}`);
   }
   if (ready.kind === "gone") throw new RunFailure("stale_target", SHELL_GONE);
   if (ready.kind !== "ready" || ready.token !== token || ready.digest !== digest) {
@@ -367,7 +378,7 @@ async function authorizeRun(run: Run, digest: string, helperPid: number): Promis
 
 /** Why a running script has to be stopped, and the error that will say so. */
 type StopCause = {
-  code: Interruption | "stale_target";
+  code: Interruption | "stale_target" | "transport_error";
   what: string;
   /** What the agent can do instead, said after what the stop confirmed. */
   advice?: string;
@@ -440,6 +451,13 @@ function interruptionCause(code: Interruption, deadlineSeconds: number): StopCau
 }
 
 function departureCause(cause: Departure): StopCause {
+  if (cause === "contested") {
+    return {
+      code: "transport_error",
+      what: `${CONTESTED} during the run`,
+      advice: CONTESTED_ADVICE,
+    };
+  }
   return cause === "helper"
     ? { code: "closed", what: "the helper's channel closed during the run", helperGone: true }
     : { code: "stale_target", what: "the enrolled shell's channel closed during the run" };
