@@ -3,9 +3,17 @@
 // tmux paste buffer, so quotes, heredocs, tabs and non-ASCII arrive intact and a syntax error
 // still reaches the status line; it runs in a subshell, so `exit N` reports N and the pane's
 // shell survives (and `cd` or `export` do not persist). The shell prints a start and an end
-// marker from two pieces (`printf '%s%s' __A_ ID`), so the typed line never contains a marker
-// and its echo cannot end the wait; the ID is random per call and no shell variable is
-// assigned. Calls on one pane are serialised; a timeout says the command may still be running,
+// marker from two pieces (`__MCP_S''TART_ID`), so the typed line never contains a marker and its
+// echo cannot end the wait; the ID is random per call and no shell variable is assigned. The end
+// marker cannot be forged by a program in the pane (one printing the markers it saw, or the real
+// ID's end with status 0 while the command exits 9): it carries a per-run secret that is never on
+// the screen, since whatever is typed is echoed there. The secret waits in a file of the server's
+// private directory; the typed line opens it on descriptor 9 for its group, removes it before
+// the command runs, closes 9 for the command's subshell and reads it into the end marker only
+// after the command ended, so the command never has the file, the descriptor or the text (only
+// the shell's own /proc entry, which a program of this user that sets out to can always read).
+// The server knows the IDs (and secrets) it issued per pane's shell; wait_for_command refuses any
+// other. Calls on one pane are serialised; a timeout says the command may still be running,
 // because it may, and the next call refuses until that run is over, since a line typed while it
 // reads input would become its input. Text a person left at the prompt is refused too: the
 // server remembers the prompt the shell drew left of the cursor after its last run and compares
@@ -35,8 +43,15 @@ import {
   toolInput,
 } from "../mcp/json_schema.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
-import { clientFor } from "../tmux/targets.ts";
+import { clientFor, type Refusal } from "../tmux/targets.ts";
 import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
+import {
+  problemOf,
+  TempDirectoryError,
+  type TempFiles,
+  type TempPlace,
+  tempRefusal,
+} from "../tmux/temp_files.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
   boundByTimeout,
@@ -103,17 +118,25 @@ function halfTyped(paneId: string) {
   );
 }
 
+/** One run's id (in the typed line, on the screen) and secret (in its end marker only). */
+type Run = { id: string; secret: string };
+
 /** What run_command knows about a pane's shell line between calls. */
 type LineRecord = {
   panePid: number;
   /** The prompt as drawn over an empty line: the text left of the cursor, once seen. */
   prompt: string | null;
   /**
-   * A run whose end marker has not appeared: its id, and the grid line it was typed on
+   * A run whose end marker has not appeared, and the grid line it was typed on
    * (lib/tmux/capture.ts), to tell a start marker above a look's window from one not printed.
    */
-  unfinished: { id: string; typedAt: number } | null;
+  unfinished: { run: Run; typedAt: number } | null;
+  /** The runs typed into this shell, the last ISSUED_KEPT, by id: their secrets. */
+  issued: Map<string, string>;
 };
+
+/** The runs a pane's record keeps, so wait_for_command knows their ids and secrets. */
+const ISSUED_KEPT = 32;
 
 const lineRecords = new Map<string, LineRecord>();
 /** Panes remembered at most; the least recently used one is forgotten first. */
@@ -124,7 +147,7 @@ function lineRecord(key: string, shot: Snapshot): LineRecord {
   let record = lineRecords.get(key);
   lineRecords.delete(key);
   if (!record || record.panePid !== shot.panePid) {
-    record = { panePid: shot.panePid, prompt: null, unfinished: null };
+    record = { panePid: shot.panePid, prompt: null, unfinished: null, issued: new Map() };
   }
   lineRecords.set(key, record);
   for (const oldest of lineRecords.keys()) {
@@ -162,8 +185,10 @@ function lineRefusal(record: LineRecord, shot: Snapshot, paneId: string): ToolPa
   const atCursor = row.whole.charAt(row.beforeCursor.length);
   const atPrompt = prompt !== null && left === prompt && atCursor.trim() === "";
   if (record.unfinished !== null) {
-    const marker = endMarker(record.unfinished.id);
-    if (!atPrompt && !shot.lines.some((line) => line.includes(marker))) return unfinished(paneId);
+    const { done } = runMarkers(record.unfinished.run);
+    if (!atPrompt && !shot.lines.some((line) => done.test(line.trimEnd()))) {
+      return unfinished(paneId);
+    }
     record.unfinished = null;
   }
   if (prompt === null) {
@@ -199,13 +224,45 @@ function endMarker(id: string): string {
 /**
  * The line typed into the shell: the command as one eval word in a subshell between two
  * markers, each written with a quote inside it (`__MCP_S''TART_id`) so that the echo of the line
- * itself never reads as a marker. It is as short as that allows: zsh reads a bracketed paste a
- * byte at a time, two system calls per byte (`echo` and no spaces took the line for `true` from
- * 117 to 88 bytes).
+ * itself never reads as a marker, in a group that holds the run's secret file (`secretFile`) on
+ * descriptor 9: it removes the file first, closes 9 for the command and reads the secret after
+ * its status (`__MCP_DONE_id:STATUS:SECRET`). `command` keeps an alias (`rm -i`) or a function
+ * out of it. It is as short as that allows: zsh reads a bracketed paste a byte at a time, two
+ * system calls per byte (`echo` and no spaces took the line for `true` from 117 to 88 bytes;
+ * the secret's file, `rm` and `cat` add about 100 and two short processes).
  */
-export function typedLine(command: string, id: string, suppressHistory: boolean): string {
-  const lead = suppressHistory ? " " : "";
-  return `${lead}echo __MCP_S''TART_${id};(eval ${shellQuote(command)});echo __MCP_D''ONE_${id}:$?`;
+function typedLine(command: string, id: string, secretFile: string, noHistory: boolean): string {
+  const file = shellQuote(secretFile);
+  return `${noHistory ? " " : ""}{ command rm -f ${file};echo __MCP_S''TART_${id};` +
+    `(eval ${shellQuote(command)}) 9<&-;echo __MCP_D''ONE_${id}:$?:$(command cat <&9);} 9<${file}`;
+}
+
+/**
+ * Writes `run`'s secret into a new file of the server's private directory (mode 0600, never a
+ * file that was there), for the typed line to read and remove; its path, or the refusal.
+ */
+async function secretFile(
+  files: TempFiles,
+  run: Run,
+): Promise<{ ok: true; path: string } | Refusal> {
+  const purpose = "run's end marker";
+  let place: TempPlace;
+  try {
+    place = await files.place();
+  } catch (error) {
+    if (error instanceof TempDirectoryError) return tempRefusal(error, purpose);
+    throw error;
+  }
+  const path = `${place.path}/run-${run.id}`;
+  try {
+    await Deno.writeFile(path, new TextEncoder().encode(run.secret), {
+      createNew: true,
+      mode: 0o600,
+    });
+  } catch (error) {
+    return tempRefusal(new TempDirectoryError(place, problemOf(error)), purpose);
+  }
+  return { ok: true, path };
 }
 
 const RUN_COMMAND_INPUT = toolInput(["pane_id", "command"], {
@@ -334,11 +391,14 @@ async function runCommandWithin(
   const record = lineRecord(key, before.value);
   const busyLine = lineRefusal(record, before.value, a.pane_id);
   if (busyLine) return busyLine;
-  const id = randomHex(8);
-  const line = typedLine(a.command, id, a.suppress_history ?? true);
+  const run = { id: randomHex(8), secret: randomHex(8) };
+  const file = await secretFile(context.tempFiles, run);
+  if (!file.ok) return file;
+  const line = typedLine(a.command, run.id, file.path, a.suppress_history ?? true);
   const cursor = keepCursor(context, client, before.value, line);
   const output = watchOutput(client, a.pane_id);
-  const spotting = await output.spot(endMarker(id), signal);
+  const spotting = await output.spot(endMarker(run.id), signal);
+  let typed = false;
   try {
     const sent = await pasteIntoPane(
       client,
@@ -348,15 +408,17 @@ async function runCommandWithin(
       { bracketed: true, enter: true },
       signal,
     ).catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
+    typed = sent.ok || sent.payload.error.delivery !== "not_sent";
+    if (typed) issue(record, run);
     if (!sent.ok) return sent.payload;
     // Until its end marker shows, this run holds the line (whatever ends this call).
-    record.unfinished = { id, typedAt: cursorGridLine(before.value) };
+    record.unfinished = { run, typedAt: cursorGridLine(before.value) };
     const watch = { output, spotting, message: "waiting for the command to finish", afterTyping };
     const end = await awaitEnd(
       context,
       client,
       a.pane_id,
-      id,
+      run,
       record,
       watch,
       timeout,
@@ -365,9 +427,20 @@ async function runCommandWithin(
     )
       // The line was typed: whatever step fails now says so (possibly_sent).
       .catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
-    return finished(end, a.max_lines, timeout, { cursor, commandId: id });
+    return finished(end, a.max_lines, timeout, { cursor, commandId: run.id });
   } finally {
     spotting?.stop();
+    // A line never typed leaves its secret behind: nothing else removes it.
+    if (!typed) await Deno.remove(file.path).catch(() => {});
+  }
+}
+
+/** Records `run` as typed into the record's shell, forgetting the oldest past ISSUED_KEPT. */
+function issue(record: LineRecord, run: Run): void {
+  record.issued.set(run.id, run.secret);
+  for (const oldest of record.issued.keys()) {
+    if (record.issued.size <= ISSUED_KEPT) break;
+    record.issued.delete(oldest);
   }
 }
 
@@ -383,14 +456,17 @@ type Watch = {
   afterTyping: AfterTyping;
 };
 
-/** The start and end markers of run `id`. */
-function runMarkers(id: string) {
-  return { start: new RegExp(`__MCP_START_${id}$`), done: new RegExp(`${endMarker(id)}(\\d+)$`) };
+/** The start and end markers of `run`: only the end carries its secret. */
+function runMarkers({ id, secret }: Run) {
+  return {
+    start: new RegExp(`__MCP_START_${id}$`),
+    done: new RegExp(`${endMarker(id)}(\\d+):${secret}$`),
+  };
 }
 
-/** The lines, and where run `id`'s last end marker and the start marker before it are. */
-function markers(captured: string[], id: string) {
-  const { start, done } = runMarkers(id);
+/** The lines, and where `run`'s last end marker and the start marker before it are. */
+function markers(captured: string[], run: Run) {
+  const { start, done } = runMarkers(run);
   const all = captured.map((line) => line.trimEnd());
   const last = all.findLastIndex((line) => done.test(line));
   const first = all.findLastIndex((line, index) => start.test(line) && (last < 0 || index < last));
@@ -405,7 +481,7 @@ async function awaitEnd(
   context: ServerContext,
   client: TmuxClient,
   paneId: string,
-  id: string,
+  run: Run,
   record: LineRecord,
   watch: Watch,
   timeout: number,
@@ -413,7 +489,7 @@ async function awaitEnd(
   signal: AbortSignal,
 ): Promise<RunEnd> {
   const { output, spotting, afterTyping } = watch;
-  const { done } = runMarkers(id);
+  const { done } = runMarkers(run);
   const started = Date.now();
   const deadline = started + timeout * 1000;
   let lastProgress = started;
@@ -433,7 +509,7 @@ async function awaitEnd(
       () => snapshot(client, context.tempFiles, paneId, signal, RECENT_HISTORY_LINES),
     );
     if (shot.ok) {
-      const seen = markers(shot.value.lines, id);
+      const seen = markers(shot.value.lines, run);
       // Finished with its start above the window, or out of time: read the wider window.
       if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
         shot = await afterTyping(
@@ -448,8 +524,8 @@ async function awaitEnd(
       return { ok: false, payload: { ...shot.payload, error } };
     }
     const escaped = shot.value.escaped;
-    const { all, first, last } = markers(shot.value.lines, id);
-    const noOutput = first < 0 && last < 0 && !startAboveWindow(shot.value, record, id);
+    const { all, first, last } = markers(shot.value.lines, run);
+    const noOutput = first < 0 && last < 0 && !startAboveWindow(shot.value, record, run.id);
     const lines = noOutput ? [] : all.slice(first + 1, last < 0 ? undefined : last + 1);
     if (last >= 0) {
       // The shell draws its prompt right after the end marker: remember it. A look that came
@@ -465,7 +541,7 @@ async function awaitEnd(
       const status = Number(done.exec(all[last])![1]);
       const printed = [...lines.slice(0, -1), all[last].replace(done, "")];
       if (printed.at(-1) === "") printed.pop();
-      if (record.unfinished?.id === id) record.unfinished = null;
+      if (record.unfinished?.run.id === run.id) record.unfinished = null;
       if (belowMarker && prompt !== "") record.prompt = prompt;
       return { ok: true, status, lines: printed, escaped, startLost: first < 0 };
     }
@@ -486,7 +562,7 @@ async function awaitEnd(
  * loses lines at its top, so a line once at the grid line it was typed on is there or above.
  */
 function startAboveWindow(shot: Snapshot, record: LineRecord, id: string): boolean {
-  return record.unfinished?.id === id && shot.firstLine > record.unfinished.typedAt;
+  return record.unfinished?.run.id === id && shot.firstLine > record.unfinished.typedAt;
 }
 
 /** The tool result for how run `id` ended (run_command's and wait_for_command's shape). */
@@ -536,10 +612,12 @@ type WaitForCommandArgs = Static<typeof WAIT_FOR_COMMAND_INPUT>;
 function unknownCommand(paneId: string) {
   return refusal(
     "unknown_command",
-    `\`command_id\` names no run_command whose start or end can still be found in pane ${paneId} ` +
-      "(another pane's, from before this server restarted, or its lines left the history or " +
-      `are more than ${LOOK_HISTORY_LINES} lines above the screen); ` +
-      "nothing was read. Read the pane with capture_pane",
+    `\`command_id\` names no run_command this server typed into pane ${paneId}'s shell whose ` +
+      "start or end can still be found there (ids are known per pane's shell: another pane's, " +
+      "one from before this server restarted or the pane was respawned, one more than " +
+      `${ISSUED_KEPT} runs ago, or one printed by a program are not; or its lines left the ` +
+      `history or are more than ${LOOK_HISTORY_LINES} lines above the screen); nothing was ` +
+      "read. Read the pane with capture_pane",
   );
 }
 
@@ -580,8 +658,11 @@ async function waitForCommand(
     if (extra.signal.aborted) return CANCELLED;
     if (!look.ok) return look.payload;
     const record = lineRecord(key, look.value);
-    const seen = markers(look.value.lines, a.command_id);
-    if (seen.first < 0 && seen.last < 0 && record.unfinished?.id !== a.command_id) {
+    const secret = record.issued.get(a.command_id);
+    if (secret === undefined) return unknownCommand(a.pane_id);
+    const run = { id: a.command_id, secret };
+    const seen = markers(look.value.lines, run);
+    if (seen.first < 0 && seen.last < 0 && record.unfinished?.run.id !== run.id) {
       return unknownCommand(a.pane_id);
     }
     const watch = {
@@ -594,7 +675,7 @@ async function waitForCommand(
       context,
       client,
       a.pane_id,
-      a.command_id,
+      run,
       record,
       watch,
       timeout,
