@@ -2,7 +2,14 @@
 // a full-screen program draws it (snapshot_pane), and a search across panes (search_panes).
 // Every capture is bounded, keeping the tail; a regex runs in time linear in the line
 // (lib/util/line_patterns.ts).
-import { bounded, DEFAULT_MAX_LINES, expandTabs, MAX_TEXT_BYTES } from "../tmux/capture.ts";
+import {
+  bounded,
+  DEFAULT_MAX_LINES,
+  expandTabs,
+  LOOK_HISTORY_LINES,
+  MAX_TEXT_BYTES,
+} from "../tmux/capture.ts";
+import { TMUX_ANSWER_SECONDS, type TmuxClient } from "../tmux/tmux.ts";
 import { readScreen } from "../tmux/pane_screen.ts";
 import { foregroundCommands } from "../run/procfs.ts";
 import {
@@ -15,7 +22,14 @@ import {
   string,
   toolInput,
 } from "../mcp/json_schema.ts";
-import { clientFor, describeThen, resolveSession, tmuxCall, tmuxReads } from "../tmux/targets.ts";
+import {
+  clientFor,
+  describeThen,
+  type Refusal,
+  resolveSession,
+  tmuxCall,
+  tmuxReads,
+} from "../tmux/targets.ts";
 import { success } from "../mcp/tool_result.ts";
 import {
   defineTool,
@@ -162,6 +176,21 @@ export const snapshotPaneTool = defineTool({
   },
 });
 
+/**
+ * The history a search reads: at most as many lines above each pane's screen as any look
+ * (LOOK_HISTORY_LINES), and SEARCH_HISTORY_LINES in all, shared evenly by the panes. A
+ * search of the whole history of 50 panes of 100,000 lines each kept tmux busy past its 5 s
+ * answer bound (issue 31) and read lines no agent would page through.
+ */
+const SEARCH_HISTORY_LINES = 200_000;
+/**
+ * History lines asked of tmux in one request. Each request has tmux's own answer bound
+ * (TMUX_ANSWER_SECONDS), so a search's time bound grows with the lines it reads: a request of
+ * 20,000 lines took tmux about 0.1 s. A full request holds more than 10,000 lines, so a search
+ * makes at most 21 (50 panes of 100,000 lines: 11 requests, 0.9 s in all).
+ */
+const REQUEST_HISTORY_LINES = 20_000;
+
 const SEARCH_PANES_INPUT = toolInput(["pattern"], {
   pattern: string({
     minLength: 1,
@@ -169,7 +198,8 @@ const SEARCH_PANES_INPUT = toolInput(["pattern"], {
     description: "text to find in a line (a regex with regex: true)",
   }),
   history: boolean({
-    description: "search history too (default false)",
+    description: `search history too (default false): the last ${LOOK_HISTORY_LINES} lines ` +
+      `above each screen at most, ${SEARCH_HISTORY_LINES} in all, shared evenly by the panes`,
   }),
   regex: boolean({
     description: "pattern is a JavaScript regex, without lookahead or backreferences " +
@@ -186,7 +216,7 @@ const SEARCH_PANES_INPUT = toolInput(["pattern"], {
 });
 
 const SEARCH_PANES_OUTPUT = toolOutput(
-  object(["matches", "panes_searched", "truncated"], {
+  object(["matches", "panes_searched", "truncated", "history_lines_per_pane", "history_cut"], {
     matches: array({
       items: object(["pane_id", "line", "text"], {
         pane_id: RESULT_IDS.pane_id,
@@ -196,8 +226,56 @@ const SEARCH_PANES_OUTPUT = toolOutput(
     }),
     panes_searched: integer({ minimum: 0 }),
     truncated: boolean(),
+    history_lines_per_pane: integer({ minimum: 0 }),
+    history_cut: boolean(),
   }),
 );
+
+type SearchMatch = { pane_id: string; line: number; text: string };
+
+/**
+ * The panes' lines, a few panes per tmux request so that each request asks for at most
+ * REQUEST_HISTORY_LINES history lines; `each` gets every pane's lines as they come, numbered
+ * from the top of what was read. Every capture is its own command line, at one write per
+ * request: a pane that closed in the meantime fails its own line only. With history, its size
+ * first, to number the lines and to tell whether the window cut it.
+ */
+async function readPanes(
+  client: TmuxClient,
+  panes: string[],
+  window: number,
+  signal: AbortSignal | undefined,
+  each: (paneId: string, lines: string[], origin: number, cut: boolean) => Promise<void>,
+): Promise<Refusal | null> {
+  const perPane = window > 0 ? 2 : 1;
+  const panesPerRequest = window > 0
+    ? Math.max(1, Math.floor(REQUEST_HISTORY_LINES / window))
+    : panes.length;
+  for (let first = 0; first < panes.length; first += panesPerRequest) {
+    const group = panes.slice(first, first + panesPerRequest);
+    const answers = await tmuxReads(
+      client,
+      group.flatMap((paneId) =>
+        window > 0
+          ? [
+            ["display-message", "-p", "-t", paneId, "#{history_size}"],
+            ["capture-pane", "-p", "-J", "-t", paneId, "-S", `-${window}`],
+          ]
+          : [["capture-pane", "-p", "-J", "-t", paneId]]
+      ),
+      signal,
+    );
+    if (!answers.ok) return answers.payload;
+    for (const [i, paneId] of group.entries()) {
+      const captured = answers.value[i * perPane + perPane - 1];
+      const held = window > 0 ? Number(answers.value[i * perPane]) : 0;
+      if (captured === null || !Number.isInteger(held)) continue;
+      const lines = captured.replace(/\n$/, "").split("\n");
+      await each(paneId, lines, Math.min(held, window), held > window);
+    }
+  }
+  return null;
+}
 
 export const searchPanesTool = defineTool({
   name: "search_panes",
@@ -205,8 +283,9 @@ export const searchPanesTool = defineTool({
   toolset: "inspect",
   description:
     "Find which panes of the server or one session show some text (the visible screen, or " +
-    "history too), in one tmux round trip; lines are numbered like capture_pane's start. To " +
-    "wait for text not yet there use wait_for_text.",
+    `history too: at most ${LOOK_HISTORY_LINES} lines a pane, ${SEARCH_HISTORY_LINES} in all, ` +
+    `${TMUX_ANSWER_SECONDS} s per ${REQUEST_HISTORY_LINES} lines); lines are numbered like ` +
+    "capture_pane's start. To wait for text not yet there use wait_for_text.",
   inputSchema: SEARCH_PANES_INPUT,
   outputSchema: SEARCH_PANES_OUTPUT,
   annotations: READ_ONLY,
@@ -224,39 +303,38 @@ export const searchPanesTool = defineTool({
     const listed = await tmuxCall(client, ["list-panes", ...scope, "-F", "#{pane_id}"], signal);
     if (!listed.ok) return listed.payload;
     const panes = rows(listed.value);
-    // Every pane's capture as its own command line, all at one write: a pane that closed in
-    // the meantime fails its own line only. With history, its size first, to number lines.
-    const perPane = a.history ? 2 : 1;
-    const answers = await tmuxReads(
-      client,
-      panes.flatMap((paneId) =>
-        a.history
-          ? [
-            ["display-message", "-p", "-t", paneId, "#{history_size}"],
-            ["capture-pane", "-p", "-J", "-t", paneId, "-S", "-"],
-          ]
-          : [["capture-pane", "-p", "-J", "-t", paneId]]
-      ),
-      signal,
-    );
-    if (!answers.ok) return answers.payload;
+    const window = a.history
+      ? Math.min(LOOK_HISTORY_LINES, Math.floor(SEARCH_HISTORY_LINES / Math.max(1, panes.length)))
+      : 0;
     const limit = a.max_matches ?? 100;
-    const matches: { pane_id: string; line: number; text: string }[] = [];
+    const matches: SearchMatch[] = [];
     let truncated = false;
+    let historyCut = false;
     const pace = pacer();
-    for (const [i, paneId] of panes.entries()) {
-      const captured = answers.value[i * perPane + perPane - 1];
-      const origin = a.history ? Number(answers.value[i * perPane]) : 0;
-      if (captured === null || !Number.isInteger(origin)) continue;
-      for (const [index, line] of captured.replace(/\n$/, "").split("\n").entries()) {
-        const text = expandTabs(line);
-        await pace();
-        if (!find(text)) continue;
-        if (matches.length >= limit) truncated = true;
-        else matches.push({ pane_id: paneId, line: index - origin, text: text.trimEnd() });
-      }
-    }
-    return success({ matches, panes_searched: panes.length, truncated });
+    const failed = await readPanes(
+      client,
+      panes,
+      window,
+      signal,
+      async (paneId, lines, origin, cut) => {
+        historyCut ||= cut;
+        for (const [index, line] of lines.entries()) {
+          const text = expandTabs(line);
+          await pace();
+          if (!find(text)) continue;
+          if (matches.length >= limit) truncated = true;
+          else matches.push({ pane_id: paneId, line: index - origin, text: text.trimEnd() });
+        }
+      },
+    );
+    if (failed) return failed;
+    return success({
+      matches,
+      panes_searched: panes.length,
+      truncated,
+      history_lines_per_pane: window,
+      history_cut: historyCut,
+    });
   },
 });
 
