@@ -17,7 +17,7 @@ async function withBase(fn: (base: string) => Promise<void>): Promise<void> {
 
 async function serverDirectory(base: string, name: string, record: ServerRecord): Promise<string> {
   const dir = `${base}/server-${name}`;
-  await Deno.mkdir(dir);
+  await Deno.mkdir(dir, { mode: 0o700 });
   await Deno.writeTextFile(`${dir}/server.json`, JSON.stringify(record));
   return dir;
 }
@@ -66,4 +66,16 @@ Deno.test("a directory whose owner is gone, or whose pid now names another proce
     await removeAbandonedDirectories(base);
     await assert.rejects(Deno.lstat(gone), "the directory of an exited owner is left");
     await assert.rejects(Deno.lstat(reused), "the directory of a reused pid is left");
+  }));
+
+Deno.test("a directory that is not private is never removed, whatever its record says", () =>
+  withBase(async (base) => {
+    // The base may be a shared /tmp (a squatted private base): only our own 0700 ones count.
+    const open = await serverDirectory(base, "open", {
+      pid: await exitedPid(),
+      tmux_socket: "/nonexistent",
+    });
+    await Deno.chmod(open, 0o755);
+    await removeAbandonedDirectories(base);
+    await Deno.lstat(`${open}/server.json`);
   }));

@@ -26,7 +26,7 @@ Deno.test("enroll_command, typed into a zsh pane with no deno on PATH, enrolls i
 
         const capabilities = await call("tmux_capabilities");
         const line: string = capabilities.data.enroll_command;
-        assert.match(line, /^eval "\$\(\/\S+ .*enroll --server \d+\)"$/);
+        assert.match(line, /^eval "\$\(\/\S+ .*enroll --server \d+ --directory \/\S+\)"$/);
         const generation = capabilities.data.generation;
         const target = { kind: "pane", id: lab.pane, generation };
 

@@ -84,7 +84,7 @@ Deno.test("the startup line gives this server's exact enroll line, and typing it
       }
       const enroll = /; to lend a pane to this server, type in it: (eval .*)$/m.exec(line)?.[1];
       assert.ok(enroll, line);
-      assert.match(enroll, new RegExp(`enroll --server ${server.pid}\\)"$`));
+      assert.match(enroll, new RegExp(`enroll --server ${server.pid} --directory /\\S+\\)"$`));
       await typeAndSee(lab, enroll, /this pane is enrolled for tmux_run/);
     } finally {
       await server.stdin.close();

@@ -3,14 +3,14 @@
 // tool is needed) that, as tmuxmcp-racer, moves away every entry it did not make in the
 // directory and puts a symlink to its own decoy in its place. A directory that user can change
 // is refused, naming it; in a sticky one the setup file is ours, in place, never a symlink, the
-// decoy is never chmodded, and nothing of ours is left after close. Needs root (useradd,
-// setpriv); the user is made once if absent and left, as other runs may be using it.
+// decoy is never chmodded, and nothing of ours is left after close. Needs root (the second
+// user: tests/second_user.ts).
 import assert from "node:assert/strict";
 import { withLab } from "./harness.ts";
 import { parseCommandLine } from "../lib/server/config.ts";
 import { type RunningServer, startServer, StartupError } from "../lib/server/server.ts";
+import { AS_ROOT, asUser, runAs, type SecondUser, secondUser } from "./second_user.ts";
 
-const RACER = "tmuxmcp-racer";
 const DECOY_MODE = 0o644;
 
 const RACER_LOOP = `
@@ -26,29 +26,10 @@ while (1) {
   closedir $d;
 }`;
 
-async function run(program: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command(program, { args, stdout: "piped", stderr: "piped" }).output();
-  assert.ok(out.success, `${program} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
-  return new TextDecoder().decode(out.stdout).trim();
-}
-
-async function racerIds(): Promise<{ uid: number; gid: number }> {
-  const exists = await new Deno.Command("id", {
-    args: ["-u", RACER],
-    stdout: "null",
-    stderr: "null",
-  })
-    .output();
-  if (!exists.success) {
-    await run("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", RACER);
-  }
-  return { uid: Number(await run("id", "-u", RACER)), gid: Number(await run("id", "-g", RACER)) };
-}
-
 type Race = {
   dir: string;
   decoy: string;
-  racer: { uid: number; gid: number };
+  racer: SecondUser;
 };
 
 /**
@@ -60,7 +41,7 @@ async function withRacedDirectory(
   ownedByRacer: boolean,
   fn: (race: Race) => Promise<void>,
 ): Promise<void> {
-  const racer = await racerIds();
+  const racer = await secondUser();
   const base = await Deno.makeTempDir({ prefix: "tmux-mcp-race-" });
   let loop: Deno.ChildProcess | null = null;
   try {
@@ -77,16 +58,7 @@ async function withRacedDirectory(
     await Deno.chmod(dir, mode);
     if (ownedByRacer) await Deno.chown(dir, racer.uid, racer.gid);
     loop = new Deno.Command("setpriv", {
-      args: [
-        `--reuid=${racer.uid}`,
-        `--regid=${racer.gid}`,
-        "--clear-groups",
-        "perl",
-        "-e",
-        RACER_LOOP,
-        dir,
-        decoy,
-      ],
+      args: asUser(racer, ["perl", "-e", RACER_LOOP, dir, decoy]),
       stdout: "null",
       stderr: "null",
     }).spawn();
@@ -129,7 +101,7 @@ async function assertNothingOfOursLeft(race: Race): Promise<void> {
   }
 }
 
-const asRoot = { ignore: Deno.uid() !== 0, sanitizeResources: false, sanitizeOps: false };
+const asRoot = { ignore: !AS_ROOT, sanitizeResources: false, sanitizeOps: false };
 
 Deno.test({
   name: "a setup file in a directory other users may write without the sticky bit is refused",
@@ -181,16 +153,7 @@ Deno.test({
           const setup = `${race.dir}/setup`;
           if (round % 10 === 9) {
             // The racer there first: a symlink to the decoy is never followed or replaced.
-            await run(
-              "setpriv",
-              `--reuid=${race.racer.uid}`,
-              `--regid=${race.racer.gid}`,
-              "--clear-groups",
-              "ln",
-              "-s",
-              race.decoy,
-              setup,
-            );
+            await runAs(race.racer, "ln", "-s", race.decoy, setup);
             const refused = await start(lab.socketName, setup);
             if (!(refused instanceof StartupError)) await refused.close();
             assert.ok(refused instanceof StartupError, "the server started over a symlink");

@@ -5,7 +5,8 @@
 // this pane's own root shell sources it.
 import { SERVER_RECORD, type ServerRecord } from "../run/server_record.ts";
 import { processExists } from "../run/procfs.ts";
-import { privateBaseDirectory } from "../run/rendezvous.ts";
+import { privateBase, whyNotPrivate } from "../run/rendezvous.ts";
+import { directoryProblem, type PrivacyProblem, TempDirectoryError } from "../tmux/temp_files.ts";
 import { realPath } from "../tmux/caller.ts";
 import { shellQuote } from "../util/shell_quote.ts";
 import { helperPerlMissing } from "./prerequisites.ts";
@@ -21,22 +22,65 @@ async function socketIdentity(path: string): Promise<string> {
   return await realPath(path) ?? path;
 }
 
-/** Servers with tmux_run enabled that are bound to the tmux server at `socket`. */
-async function serversFor(socket: string): Promise<{ pid: number; channel: string }[]> {
-  const base = await privateBaseDirectory();
-  const wanted = await socketIdentity(socket);
-  const found: { pid: number; channel: string }[] = [];
-  for await (const entry of Deno.readDir(base)) {
-    if (!entry.isDirectory || !entry.name.startsWith("server-")) continue;
-    try {
-      const record: ServerRecord = JSON.parse(
-        await Deno.readTextFile(`${base}/${entry.name}/${SERVER_RECORD}`),
+type Found = { pid: number; channel: string };
+
+/**
+ * The server directories to look in, and where that is, in words: the one the server's own
+ * line names (`--directory`, checked to be ours, 0700 and not a symlink, as the pane's
+ * XDG_RUNTIME_DIR or TMPDIR may differ from the server's), else every server's in this pane's
+ * private base. A refusal is thrown as the line to print.
+ */
+async function serverDirectories(directory?: string): Promise<{ where: string; dirs: string[] }> {
+  if (directory !== undefined) {
+    const problem = await whyNotPrivate(directory);
+    if (problem !== null) {
+      throw new Error(
+        `the server directory ${directory} given by --directory ${NOT_PRIVATE[problem]}; ` +
+          "ask the server for its enroll line again (tmux_capabilities' enroll_command)",
       );
+    }
+    return { where: directory, dirs: [directory] };
+  }
+  let base;
+  try {
+    base = await privateBase();
+  } catch (error) {
+    if (!(error instanceof TempDirectoryError)) throw error;
+    throw new Error(
+      `${directoryProblem(error)}; fix it, or type the server's own enroll line ` +
+        "(tmux_capabilities' enroll_command), which names the server's directory",
+    );
+  }
+  const dirs: string[] = [];
+  for await (const entry of Deno.readDir(base.path)) {
+    if (!entry.isDirectory || !entry.name.startsWith(base.serverPrefix)) continue;
+    const dir = `${base.path}/${entry.name}`;
+    // The base may be a shared /tmp (privateBase): only our own private ones are read.
+    if (await whyNotPrivate(dir) === null) dirs.push(dir);
+  }
+  return { where: `${base.path}/${base.serverPrefix}*`, dirs };
+}
+
+const NOT_PRIVATE: Record<PrivacyProblem | "missing", string> = {
+  missing: "does not exist (has that server stopped?)",
+  symlink: "is a symlink, never followed",
+  not_directory: "is not a directory",
+  other_owner: "belongs to another user",
+  too_open: "is open to other users (a server's is mode 0700)",
+};
+
+/** Servers with tmux_run enabled, in `dirs`, that are bound to the tmux server at `socket`. */
+async function serversFor(socket: string, dirs: string[]): Promise<Found[]> {
+  const wanted = await socketIdentity(socket);
+  const found: Found[] = [];
+  for (const dir of dirs) {
+    try {
+      const record: ServerRecord = JSON.parse(await Deno.readTextFile(`${dir}/${SERVER_RECORD}`));
       if (await socketIdentity(record.tmux_socket) !== wanted || !await processExists(record.pid)) {
         continue;
       }
       // Every server publishes a record; only one with tmux_run has a channel to ask.
-      const channel = `${base}/${entry.name}/channel`;
+      const channel = `${dir}/channel`;
       if (!(await Deno.lstat(channel)).isSocket) continue;
       found.push({ pid: record.pid, channel });
     } catch {
@@ -69,13 +113,13 @@ async function askForInvitation(channel: string, paneId: string): Promise<string
  * `tmux-mcp enroll`: on stdout the line `eval` runs, on stderr one line when it refuses. A
  * refusal prints `false` for `eval` to run, so the `eval "$(tmux-mcp enroll)"` line fails too.
  */
-export async function runEnroll(serverPid?: string): Promise<number> {
-  const status = await enroll(serverPid);
+export async function runEnroll(serverPid?: string, directory?: string): Promise<number> {
+  const status = await enroll(serverPid, directory);
   if (status !== 0) console.log("false");
   return status;
 }
 
-async function enroll(serverPid?: string): Promise<number> {
+async function enroll(serverPid?: string, directory?: string): Promise<number> {
   const tmux = Deno.env.get("TMUX");
   const paneId = Deno.env.get("TMUX_PANE");
   if (!tmux || !paneId) {
@@ -88,21 +132,22 @@ async function enroll(serverPid?: string): Promise<number> {
     console.error(`tmux-mcp: not enrolled: ${noPerl}`);
     return 1;
   }
-  let servers;
+  let searched;
   try {
-    servers = await serversFor(tmux.split(",")[0]);
-  } catch {
-    console.error(
-      "tmux-mcp: the private directory ($XDG_RUNTIME_DIR/tmux-mcp, else " +
-        "$TMPDIR/tmux-mcp-UID) cannot be created or is not private (mode 0700, yours); " +
-        "fix it or point XDG_RUNTIME_DIR elsewhere",
-    );
+    searched = await serverDirectories(directory);
+  } catch (error) {
+    console.error(`tmux-mcp: ${error instanceof Error ? error.message : error}`);
     return 1;
   }
+  let servers = await serversFor(tmux.split(",")[0], searched.dirs);
   if (serverPid !== undefined) servers = servers.filter((s) => String(s.pid) === serverPid);
   if (servers.length === 0) {
+    const which = serverPid === undefined ? "" : ` as pid ${serverPid}`;
     console.error(
-      "tmux-mcp: no running server with tmux_run enabled is bound to this tmux server",
+      `tmux-mcp: no running server with tmux_run enabled is bound to this tmux server${which} ` +
+        `(searched ${searched.where}); a server started with another XDG_RUNTIME_DIR or TMPDIR ` +
+        "keeps its directory elsewhere: type its own enroll line (tmux_capabilities' " +
+        "enroll_command), which names it",
     );
     return 1;
   }
@@ -139,9 +184,12 @@ function shellWord(word: string): string {
 /**
  * The exact line a person types in a pane to lend it to this server, written the way this
  * process was started: a compiled binary by its path, otherwise this Deno running our main
- * module (a path or a URL). `--server` names this process, so other servers never answer.
+ * module (a path or a URL). `--server` names this process, so other servers never answer, and
+ * `--directory` its private directory, so the pane finds it whatever its own XDG_RUNTIME_DIR
+ * and TMPDIR.
  */
 export function enrollCommandLine(
+  directory: string,
   mainModule = Deno.mainModule,
   execPath = Deno.execPath(),
   pid = Deno.pid,
@@ -152,7 +200,8 @@ export function enrollCommandLine(
   const program = mainModule.includes("/deno-compile-")
     ? [execPath]
     : [execPath, "run", "-A", main];
-  return `eval "$(${[...program, "enroll", "--server", String(pid)].map(shellWord).join(" ")})"`;
+  const words = [...program, "enroll", "--server", String(pid), "--directory", directory];
+  return `eval "$(${words.map(shellWord).join(" ")})"`;
 }
 
 /**

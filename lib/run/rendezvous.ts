@@ -2,18 +2,32 @@
 // the channel socket, the helper script) and the capture's and paste's files live in one 0700
 // directory per server, made at startup, that only this user can enter; a world-writable
 // parent is used only after checking that our directory in it is a real directory, owned by us,
-// with no group or other bits. Setup files are created exclusively, in place, in a directory
+// with no group or other bits, and one that is not (squatted) is left alone for a fresh one. Setup files are created exclusively, in place, in a directory
 // no other user can change, and removed only while they are still our inode.
-import { problemOf, TempDirectoryError, type TempPlace } from "../tmux/temp_files.ts";
+import {
+  type PrivacyProblem,
+  problemOf,
+  TempDirectoryError,
+  type TempPlace,
+} from "../tmux/temp_files.ts";
+
+/**
+ * Where this user's servers make their directories: `path`, each as a fresh `serverPrefix…`
+ * directory in it (with the role and variable of the place that chose it).
+ */
+export type PrivateBase = TempPlace & { serverPrefix: string };
+
+const SERVER_PREFIX = "server-";
 
 /**
  * `$XDG_RUNTIME_DIR/tmux-mcp` (a tmpfs on most Linux desktops), else `$TMPDIR/tmux-mcp-<uid>`;
  * with neither set (MCP clients often pass neither), `/run/user/<uid>/tmux-mcp` when systemd's
  * per-user tmpfs is there and private (what XDG_RUNTIME_DIR names in a login session, so
  * `tmux-mcp enroll` in a person's shell finds the same one), else `/tmp/tmux-mcp-<uid>`. One
- * that cannot be made or is not private is refused, never passed over for another.
+ * that cannot be made is refused, never passed over for another variable's; one that someone
+ * else made first (`/tmp` is everyone's) is squatted, and then the servers go beside it.
  */
-export async function privateBase(): Promise<TempPlace> {
+export async function privateBase(): Promise<PrivateBase> {
   const runtime = Deno.env.get("XDG_RUNTIME_DIR");
   if (runtime) {
     return await madePrivate({
@@ -31,7 +45,7 @@ export async function privateBase(): Promise<TempPlace> {
     });
   }
   const login = `/run/user/${Deno.uid()}`;
-  if (await isPrivateDirectory(login)) {
+  if (await whyNotPrivate(login) === null) {
     return await madePrivate({
       path: `${login}/tmux-mcp`,
       role: "under /run/user/UID, as XDG_RUNTIME_DIR and TMPDIR are unset",
@@ -45,9 +59,18 @@ export async function privateBase(): Promise<TempPlace> {
   });
 }
 
-async function isPrivateDirectory(path: string): Promise<boolean> {
+/**
+ * Why `path` is not a directory only this user can enter (lstat: a symlink is never followed),
+ * or null when it is one. What `tmux-mcp enroll --directory` also asks of a server's directory.
+ */
+export async function whyNotPrivate(path: string): Promise<PrivacyProblem | "missing" | null> {
   const info = await Deno.lstat(path).catch(() => null);
-  return !!info?.isDirectory && info.uid === Deno.uid() && ((info.mode ?? 0) & 0o077) === 0;
+  if (!info) return "missing";
+  if (info.isSymlink) return "symlink";
+  if (!info.isDirectory) return "not_directory";
+  if (info.uid !== Deno.uid()) return "other_owner";
+  if (((info.mode ?? 0) & 0o077) !== 0) return "too_open";
+  return null;
 }
 
 /** The path of `privateBase()`. */
@@ -55,24 +78,46 @@ export async function privateBaseDirectory(): Promise<string> {
   return (await privateBase()).path;
 }
 
-async function madePrivate(base: TempPlace): Promise<TempPlace> {
+/**
+ * `place`, made 0700 if absent. One already there and not private (another user's, a symlink,
+ * too open: anyone may create `/tmp/tmux-mcp-<uid>` first) is never used or changed: each server
+ * then makes its own directory beside it with mkdtemp (a random name, 0700, created
+ * exclusively), which a squatter can neither predict nor replace as long as the parent is
+ * closed to others or sticky; otherwise it is refused, naming the path and why.
+ */
+async function madePrivate(place: TempPlace): Promise<PrivateBase> {
   try {
-    await Deno.mkdir(base.path, { mode: 0o700 });
+    await Deno.mkdir(place.path, { mode: 0o700 });
   } catch (error) {
+    if (problemOf(error) === "missing") throw new TempDirectoryError(place, "no_parent");
     if (!(error instanceof Deno.errors.AlreadyExists)) {
-      throw new TempDirectoryError(base, problemOf(error));
+      throw new TempDirectoryError(place, problemOf(error));
     }
   }
-  if (!await isPrivateDirectory(base.path)) throw new TempDirectoryError(base, "not_private");
-  return base;
+  const squatted = await whyNotPrivate(place.path);
+  if (squatted === null) return { ...place, serverPrefix: SERVER_PREFIX };
+  if (squatted === "missing") throw new TempDirectoryError(place, "missing");
+  const slash = place.path.lastIndexOf("/");
+  const parent = place.path.slice(0, slash) || "/";
+  try {
+    await closedToOthers(parent);
+  } catch {
+    throw new TempDirectoryError(place, squatted);
+  }
+  return {
+    path: await Deno.realPath(parent),
+    role: `${place.role}, beside ${place.path.slice(slash + 1)}, which is not private`,
+    variable: place.variable,
+    serverPrefix: `${place.path.slice(slash + 1)}-${SERVER_PREFIX}`,
+  };
 }
 
 /** A new 0700 directory of this server's own inside `base`, the same role. */
-export async function makeServerDirectory(base: TempPlace): Promise<TempPlace> {
+export async function makeServerDirectory(base: PrivateBase): Promise<TempPlace> {
   try {
-    const dir = await Deno.makeTempDir({ dir: base.path, prefix: "server-" });
+    const dir = await Deno.makeTempDir({ dir: base.path, prefix: base.serverPrefix });
     await Deno.chmod(dir, 0o700);
-    return { ...base, path: dir };
+    return { path: dir, role: base.role, variable: base.variable };
   } catch (error) {
     throw new TempDirectoryError(base, problemOf(error));
   }

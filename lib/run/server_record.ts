@@ -3,7 +3,7 @@
 // tmux socket for `tmux-mcp enroll` to find — and the next server removes a directory only when
 // its owner is provably gone.
 import { PROCESS_FACTS_NAME, readIdentity } from "./procfs.ts";
-import { makeServerDirectory, privateBase } from "./rendezvous.ts";
+import { makeServerDirectory, privateBase, whyNotPrivate } from "./rendezvous.ts";
 import { problemOf, TempDirectoryError, type TempPlace } from "../tmux/temp_files.ts";
 
 /** What a running server publishes in its private directory for in-pane enrollment. */
@@ -22,7 +22,7 @@ export const SERVER_RECORD = "server.json";
  */
 export async function openServerDirectory(tmuxSocketPath: string): Promise<TempPlace> {
   const base = await privateBase();
-  await removeAbandonedDirectories(base.path).catch(() => {});
+  await removeAbandonedDirectories(base.path, base.serverPrefix).catch(() => {});
   const directory = await makeServerDirectory(base);
   try {
     await publishServerRecord(directory.path, tmuxSocketPath);
@@ -51,15 +51,20 @@ export async function publishServerRecord(
 }
 
 /**
- * Removes the private directories of servers that died without cleaning up (a SIGKILL): only
- * those whose record names a process that is provably gone — no such pid, or a pid whose start
- * time, read by the same process-facts backend, differs from the recorded one. A directory
- * without a record, or whose start time another backend wrote, is left to its owner.
+ * Removes the private directories (`prefix…` in `base`) of servers that died without cleaning
+ * up (a SIGKILL): only our own private ones (`base` may be a shared `/tmp`) whose record names a
+ * process that is provably gone — no such pid, or a pid whose start time, read by the same
+ * process-facts backend, differs from the recorded one. A directory without a record, or whose
+ * start time another backend wrote, is left to its owner.
  */
-export async function removeAbandonedDirectories(base: string): Promise<void> {
+export async function removeAbandonedDirectories(
+  base: string,
+  prefix = "server-",
+): Promise<void> {
   for await (const entry of Deno.readDir(base)) {
-    if (!entry.isDirectory || !entry.name.startsWith("server-")) continue;
+    if (!entry.isDirectory || !entry.name.startsWith(prefix)) continue;
     const dir = `${base}/${entry.name}`;
+    if (await whyNotPrivate(dir) !== null) continue;
     let record: ServerRecord;
     try {
       record = JSON.parse(await Deno.readTextFile(`${dir}/${SERVER_RECORD}`));

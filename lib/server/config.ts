@@ -41,6 +41,8 @@ export type ParsedCommandLine = {
   rest: string[];
   script?: string;
   server?: string;
+  /** `enroll --directory`: the server's private directory, as its own enroll line names it. */
+  directory?: string;
 } | {
   command: "help" | "version";
 };
@@ -58,6 +60,7 @@ const OPTIONS = {
   "max-response-bytes": { type: "string" },
   script: { type: "string" },
   server: { type: "string" },
+  directory: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -184,5 +187,6 @@ export function parseCommandLine(
     rest: positionals.slice(1),
     script: values.script,
     server: values.server,
+    directory: values.directory,
   };
 }

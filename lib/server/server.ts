@@ -32,7 +32,7 @@ import type { RunHooks } from "../run/run_machine.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
 import { behaviours } from "../tmux/versions.ts";
 import { closeControlConnections } from "../tmux/control_servers.ts";
-import { TempFiles } from "../tmux/temp_files.ts";
+import { startupRefusal, TempDirectoryError, TempFiles } from "../tmux/temp_files.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT, CursorStore } from "../tmux/cursor_store.ts";
 import { POLICY_DENIED, refusal, toCallToolResult } from "../mcp/tool_result.ts";
 import helperScript from "../../helper.sh" with { type: "text" };
@@ -75,8 +75,12 @@ function whySetupFileFailed(error: unknown): string {
   if (error instanceof Deno.errors.PermissionDenied) {
     return `this user may not write its directory; ${elsewhere}`;
   }
-  const code = error instanceof Error && "code" in error ? ` (${error.code})` : "";
-  return `the filesystem refused it${code}; give another path`;
+  return `the filesystem refused it${codeOf(error)}; give another path`;
+}
+
+/** The system's error code, " (EIO)", when there is one: never a path or a value. */
+function codeOf(error: unknown): string {
+  return error instanceof Error && "code" in error ? ` (${error.code})` : "";
 }
 
 /** How long shutdown waits for its answers to be written before it exits regardless. */
@@ -141,12 +145,21 @@ export async function startServer(
     await closeControlConnections();
     await tempFiles.close();
   };
-  const directory = await tempFiles.place().catch(() => null);
-  if (enabledTools.has("tmux_run")) {
+  let directoryError: unknown = null;
+  const directory = await tempFiles.place().catch((error) => {
+    directoryError = error;
+    return null;
+  });
+  if (enabledTools.has("tmux_run") && !directory) {
+    await close();
+    throw new StartupError(
+      directoryError instanceof TempDirectoryError
+        ? `tmux_run needs its private directory: ${startupRefusal(directoryError)}`
+        : "tmux_run needs its private directory, which could not be prepared",
+    );
+  }
+  if (enabledTools.has("tmux_run") && directory) {
     try {
-      if (!directory) {
-        throw new StartupError("the private enrollment directory could not be prepared");
-      }
       enrollments = new Enrollments({
         directory: directory.path,
         tmux,
@@ -172,7 +185,10 @@ export async function startServer(
     } catch (error) {
       await close();
       if (error instanceof StartupError) throw error;
-      throw new StartupError("the private enrollment directory could not be prepared");
+      throw new StartupError(
+        `the private enrollment files could not be made in ${directory.path}` +
+          `${codeOf(error)}; restart the server, or point XDG_RUNTIME_DIR at another directory`,
+      );
     }
   }
   // Instances the transport entry made (one per connection; tests connect several): a cancelled
@@ -185,7 +201,9 @@ export async function startServer(
     generation: randomHex(),
     enabledTools,
     enrollments,
-    enrollCommand: enrollments && behaviours(version).tmuxRun ? enrollCommandLine() : null,
+    enrollCommand: enrollments && directory && behaviours(version).tmuxRun
+      ? enrollCommandLine(directory.path)
+      : null,
     tempFiles,
     cursors: new CursorStore({ capacity: CURSORS_KEPT, idleMs: CURSOR_IDLE_MS }),
     closing: closing.signal,

@@ -21,21 +21,31 @@ export type TempPlace = {
   variable: "XDG_RUNTIME_DIR" | "TMPDIR";
 };
 
+/** Why a directory that is there is not private: it may be someone else's (squatted). */
+export type PrivacyProblem = "symlink" | "not_directory" | "other_owner" | "too_open";
+
 export type TempProblem =
   | "full"
   | "read_only"
   | "not_writable"
   | "missing"
-  | "not_private"
+  | "no_parent"
+  | PrivacyProblem
   | "unusable";
 
 export class TempDirectoryError extends Error {
   readonly role: string;
   readonly variable: TempPlace["variable"];
-  constructor(place: Omit<TempPlace, "path">, readonly problem: TempProblem) {
+  /** The directory's path, for the person starting the server; tool errors never say it. */
+  readonly path: string | undefined;
+  constructor(
+    place: Omit<TempPlace, "path"> & { path?: string },
+    readonly problem: TempProblem,
+  ) {
     super(`the private directory ${place.role}: ${problem}`);
     this.role = place.role;
     this.variable = place.variable;
+    this.path = place.path;
   }
 }
 
@@ -55,7 +65,11 @@ const WHAT_IS_WRONG: Record<TempProblem, string> = {
   read_only: "is on a read-only filesystem",
   not_writable: "cannot be written by this user",
   missing: "does not exist",
-  not_private: "is not private (it must be a directory this user owns, mode 0700)",
+  no_parent: "could not be made, as the directory it goes in does not exist",
+  symlink: "is a symlink (it must be a directory this user owns, mode 0700)",
+  not_directory: "is not a directory (it must be a directory this user owns, mode 0700)",
+  other_owner: "belongs to another user (it must be a directory this user owns, mode 0700)",
+  too_open: "is open to other users (it must be a directory this user owns, mode 0700)",
   unusable: "could not be used",
 };
 
@@ -69,8 +83,13 @@ function whatToDo(problem: TempProblem, variable: TempPlace["variable"]): string
       return `${restart} a directory this user may write`;
     case "missing":
       return `create it, or ${restart} a directory that exists`;
-    case "not_private":
-      return `remove it, or ${restart} another directory`;
+    case "no_parent":
+      return `create that directory, or ${restart} a directory that exists (or unset it)`;
+    case "symlink":
+    case "not_directory":
+    case "other_owner":
+    case "too_open":
+      return `remove it (it may be another user's), or ${restart} a directory only you can write`;
     default:
       return `${restart} a writable directory`;
   }
@@ -83,6 +102,20 @@ export function tempRefusal(error: TempDirectoryError, purpose: string): Refusal
     `the ${purpose} needs a file in the server's private temporary directory (${error.role}), ` +
       `which ${WHAT_IS_WRONG[error.problem]}; ${whatToDo(error.problem, error.variable)}`,
   );
+}
+
+/**
+ * The startup refusal for a private directory that could not be prepared: its path (the
+ * person starting the server may see it), what is wrong and what to do.
+ */
+export function startupRefusal(error: TempDirectoryError): string {
+  return `${directoryProblem(error)}; ${whatToDo(error.problem, error.variable)}`;
+}
+
+/** Which private directory, by path and role, and what is wrong with it. */
+export function directoryProblem(error: TempDirectoryError): string {
+  const where = error.path ? `${error.path} (${error.role})` : `(${error.role})`;
+  return `the private directory ${where} ${WHAT_IS_WRONG[error.problem]}`;
 }
 
 /** More files than this, made for a burst of calls at once, are removed when given back. */
