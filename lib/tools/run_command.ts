@@ -182,8 +182,7 @@ function lineRefusal(record: LineRecord, shot: Snapshot, paneId: string): ToolPa
   const row = cursorLine(shot);
   const prompt = record.prompt === null ? null : promptShape(record.prompt);
   const left = promptShape(row.beforeCursor);
-  const atCursor = row.whole.charAt(row.beforeCursor.length);
-  const atPrompt = prompt !== null && left === prompt && atCursor.trim() === "";
+  const atPrompt = atKnownPrompt(record, shot);
   if (record.unfinished !== null) {
     const { done } = runMarkers(record.unfinished.run);
     if (!atPrompt && !shot.lines.some((line) => done.test(line.trimEnd()))) {
@@ -199,6 +198,13 @@ function lineRefusal(record: LineRecord, shot: Snapshot, paneId: string): ToolPa
   if (prompt !== "" && left.startsWith(prompt)) return halfTyped(paneId);
   record.prompt = row.beforeCursor;
   return null;
+}
+
+/** Whether the cursor sits right after the known prompt over an empty line. */
+function atKnownPrompt(record: LineRecord, shot: Snapshot): boolean {
+  const row = cursorLine(shot);
+  return record.prompt !== null && promptShape(row.beforeCursor) === promptShape(record.prompt) &&
+    row.whole.charAt(row.beforeCursor.length).trim() === "";
 }
 
 /** Promise chains per pane: a second call waits for the first to finish. */
@@ -446,7 +452,15 @@ function issue(record: LineRecord, run: Run): void {
 
 /** How a run ended, as its markers on screen tell; `status` null when it had not. */
 type RunEnd =
-  | { ok: true; status: number | null; lines: string[]; escaped: boolean; startLost: boolean }
+  | {
+    ok: true;
+    status: number | null;
+    lines: string[];
+    escaped: boolean;
+    startLost: boolean;
+    /** Out of time, and what the screen shows says an open escape string hid the run. */
+    hidden?: true;
+  }
   | { ok: false; payload: ToolPayload };
 
 type Watch = {
@@ -545,7 +559,10 @@ async function awaitEnd(
       if (belowMarker && prompt !== "") record.prompt = prompt;
       return { ok: true, status, lines: printed, escaped, startLost: first < 0 };
     }
-    if (outOfTime) return { ok: true, status: null, lines, escaped, startLost: false };
+    if (outOfTime) {
+      const hidden = hiddenRun(shot.value, record, run, first, noOutput);
+      return { ok: true, status: null, lines, escaped, startLost: false, ...hidden && { hidden } };
+    }
     if (extra.progress && Date.now() - lastProgress >= 1000) {
       lastProgress = Date.now();
       extra.progress((lastProgress - started) / 1000, watch.message);
@@ -564,6 +581,26 @@ async function awaitEnd(
 function startAboveWindow(shot: Snapshot, record: LineRecord, id: string): boolean {
   return record.unfinished?.run.id === id && shot.firstLine > record.unfinished.typedAt;
 }
+
+/**
+ * Whether a run that timed out was hidden by an escape string a program opened and never ended
+ * (`ESC ]`, an OSC, without its BEL or `ESC \\`): tmux takes all that follows as the string's
+ * text, until a BEL or the next ESC. Two screens say so. Nothing of the run shows, not even its
+ * typed line's echo: the string was open before (a prompt without escapes, as dash's, never
+ * ends it). Or its start marker shows and the known prompt is back below it with no end marker:
+ * the command opened the string, which took the marker, and the prompt's own escapes (zsh's
+ * and bash's bracketed paste) ended it.
+ */
+function hiddenRun(shot: Snapshot, record: LineRecord, run: Run, first: number, noOutput: boolean) {
+  if (noOutput) return !shot.lines.some((line) => line.includes(`TART_${run.id}`));
+  return first >= 0 && atKnownPrompt(record, shot) && shot.historySize + shot.cursorY > first;
+}
+
+const HIDDEN_RUN = "the wait ended without the command's end marker, and the screen says an " +
+  "unterminated escape string (an OSC: ESC ] without its ending BEL) hid it: a program in " +
+  "the pane or the command printed one, and tmux takes all that follows as its text until a " +
+  "BEL or the next escape. If the prompt is not back, clear it by typing printf '\\a' and " +
+  "Enter with send_keys (or reset); what was written meanwhile is lost";
 
 /** The tool result for how run `id` ended (run_command's and wait_for_command's shape). */
 function finished(
@@ -585,7 +622,9 @@ function finished(
     effective_timeout: timeout,
     command_id: timedOut ? extra.commandId : null,
     ...(extra.cursor === undefined ? {} : { cursor: extra.cursor }),
-    note: timedOut
+    note: end.hidden
+      ? HIDDEN_RUN
+      : timedOut
       ? "the wait ended, not the command: it may still be running in the pane; wait_for_command " +
         "with command_id waits for it again, and the next run_command here is refused until " +
         "it ends or is stopped (send_keys C-c, literal: false)"
