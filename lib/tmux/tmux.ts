@@ -95,7 +95,7 @@ async function spawnClient(
   signal?: AbortSignal,
 ): Promise<RawTmuxResult> {
   const child = new Deno.Command(client.bin, {
-    args: [...clientArgs(client.socket), ...args],
+    args: [...clientArgs(client.socket), ...args.map(keepingSemicolon)],
     env: tmuxEnvironment(),
     clearEnv: true,
     stdin: "null",
@@ -131,6 +131,16 @@ async function spawnClient(
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * An argument as tmux reads it back from a client's argv: one that ends in `;` ends a command
+ * there (cmd_parse_from_arguments), so `echo a;` would arrive as `echo a`, and one that ends in
+ * `\;` arrives as ending in `;`. A value that ends in `;` is passed ending in `\;`; a lone `;`
+ * stays the separator. (A control client's line quotes every argument: no such rule there.)
+ */
+function keepingSemicolon(arg: string): string {
+  return arg !== ";" && arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg;
 }
 
 /** A pipe's bytes up to its end, and a way to give up on the rest. */

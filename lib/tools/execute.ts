@@ -2,6 +2,7 @@
 // pane, environment for future processes. They act on exact ids only; respawning with kill is
 // refused for the pane this MCP server runs in, since it would end the server's own process.
 import { pasteIntoPane } from "../tmux/paste.ts";
+import { sendKeys, sendKeysLines } from "../tmux/keystrokes.ts";
 import { containsCaller } from "../tmux/caller.ts";
 import { boolean, object, string, toolInput } from "../mcp/json_schema.ts";
 import { LOOK_HISTORY_LINES, snapshot } from "../tmux/capture.ts";
@@ -68,6 +69,7 @@ const SEND_KEYS_INPUT = toolInput(["pane_id", "keys"], {
   keys: string({
     minLength: 1,
     maxLength: 16384,
+    pattern: "^[^\\u0000]*$",
     description: "the text to type; with literal false, space-separated key names or single " +
       "characters",
   }),
@@ -102,14 +104,8 @@ export const sendKeysTool = defineTool({
     if (!before.ok) return before.payload;
     const typed = a.literal === false ? null : a.keys;
     const cursor = keepCursor(context, client, before.value, typed);
-    const keys = a.literal === false ? ["--", ...words] : ["-l", "--", a.keys];
-    const out = await tmuxCall(client, [
-      "send-keys",
-      "-t",
-      a.pane_id,
-      ...keys,
-      ...(a.enter ? [";", "send-keys", "-t", a.pane_id, "Enter"] : []),
-    ]);
+    const keys = a.literal === false ? { names: words } : { literal: a.keys };
+    const out = await sendKeys(client, sendKeysLines(a.pane_id, keys, a.enter ?? false));
     return out.ok ? success({ target: a.pane_id, cursor }) : out.payload;
   },
 });
@@ -161,6 +157,7 @@ const RESPAWN_PANE_INPUT = toolInput(["pane_id"], {
   command: string({
     minLength: 1,
     maxLength: 16384,
+    pattern: "^[^\\u0000]*$",
     description: "shell command to start; default: the original one",
   }),
   start_directory: START_DIRECTORY,
@@ -205,6 +202,7 @@ const SET_ENVIRONMENT_INPUT = toolInput(["name"], {
   }),
   value: string({
     maxLength: 65536,
+    pattern: "^[^\\u0000]*$",
     description: "default: empty; ignored with unset",
   }),
   unset: boolean({ description: "remove the variable (default false)" }),

@@ -378,6 +378,7 @@ const GET_PANE_INFO_INPUT = toolInput(["pane_id"], {
   socket_name: SOCKET_NAME,
   format: string({
     maxLength: 1024,
+    pattern: "^[^\\u0000]*$",
     description: "a tmux format to expand, e.g. #{pane_width}; #(…), E: and T: are refused",
   }),
 });

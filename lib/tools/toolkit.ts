@@ -100,6 +100,7 @@ export const SESSION_NAME = string({
 export const START_DIRECTORY = string({
   minLength: 1,
   maxLength: 4096,
+  pattern: "^[^\\u0000]*$",
   description: "absolute path; default: the session's",
 });
 
