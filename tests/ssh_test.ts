@@ -174,7 +174,7 @@ Deno.test({
 
           const capabilities = await call(client, "tmux_capabilities");
           const line: string = capabilities.data.enroll_command;
-          const serverPid = Number(/--server (\d+)\)"$/.exec(line)?.[1]);
+          const serverPid = Number(/--server (\d+) --directory \/\S+\)"$/.exec(line)?.[1]);
           assert.ok(serverPid > 0, line);
           await typeInto(lab, line, true);
           await waitFor("the remote pane to be enrolled", async () => {
