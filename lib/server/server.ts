@@ -25,6 +25,7 @@ import { openServerDirectory } from "../run/server_record.ts";
 import { enrollCommandLine } from "../cli/in_pane.ts";
 import { helperPerlMissing } from "../cli/prerequisites.ts";
 import { randomHex } from "../util/ids.ts";
+import { isJsonObject } from "../util/json_object.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
 import { inputProblems, isValid } from "../mcp/schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
@@ -328,17 +329,44 @@ function registerHandlers(mcp: Server, context: ServerContext, tasks: TaskStore)
   });
 }
 
-/** What every tool call goes through, in order: policy, closing, input validation, the tool. */
+/**
+ * Arguments a client adds to every tool's schema on its own and then sends, which no tool of ours
+ * takes: Gemini CLI offers the model `wait_for_previous` (a boolean: wait for the earlier calls
+ * before this one) on every MCP tool and forwards it unchanged (issue 27). Removed by name before
+ * validation, so those calls are not refused; every other unknown key still is, and what
+ * tools/list advertises, tmux_run's contract included, stays as it is.
+ */
+const CLIENT_INJECTED_ARGUMENTS: readonly string[] = ["wait_for_previous"];
+
+/** `args` without the client-injected keys the tool's own schema does not declare. */
+function withoutClientInjected(tool: ToolDefinition, args: unknown): unknown {
+  if (!isJsonObject(args)) return args;
+  const declared = isJsonObject(tool.inputSchema.properties) ? tool.inputSchema.properties : {};
+  const injected = CLIENT_INJECTED_ARGUMENTS.filter((key) =>
+    Object.hasOwn(args, key) &&
+    !Object.hasOwn(declared, key)
+  );
+  if (injected.length === 0) return args;
+  const kept = { ...args };
+  for (const key of injected) delete kept[key];
+  return kept;
+}
+
+/**
+ * What every tool call goes through, in order: policy, closing, client-injected arguments
+ * removed, input validation, the tool.
+ */
 async function callTool(
   context: ServerContext,
   tool: ToolDefinition,
-  args: unknown,
+  given: unknown,
   extra: ToolExtra,
 ): Promise<CallToolResult> {
   if (!context.enabledTools.has(tool.name)) return toCallToolResult(POLICY_DENIED);
   if (context.closing.aborted) {
     return toCallToolResult(refusal("closed", "the server is shutting down"));
   }
+  const args = withoutClientInjected(tool, given);
   if (!isValid(tool.inputSchema, args)) {
     const problems = inputProblems(tool.inputSchema, args, tool.fieldHints) ??
       "they do not match the schema";
