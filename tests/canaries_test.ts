@@ -1,5 +1,5 @@
 // The person's tmux is theirs: canaries for the ways a control-mode client of ours has hurt a
-// person's tmux server (lib/tmux/versions.ts, docs/tmux-versions.md), each with its real cause,
+// person's tmux server (lib/tmux/versions.ts, docs/tmux_versions.md), each with its real cause,
 // run against whichever tmux is first on PATH (.ci/run runs the suite on every release people
 // use). With the default configuration a tmux before 3.7 never sees a control client of ours;
 // from 3.7 one attaches without `read-only` and only while calls use it.

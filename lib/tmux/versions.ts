@@ -1,7 +1,7 @@
 // Everything this server does differently by tmux version, in one place. Each behaviour names
 // the tmux change it rests on (a commit of github.com/tmux/tmux, or its CHANGES line) and the
 // releases it applies to; callers ask `behaviours(version)` and never compare version numbers
-// themselves. docs/tmux-versions.md tells the story behind each row, with how it was measured.
+// themselves. docs/tmux_versions.md tells the story behind each row, with how it was measured.
 
 /** A tmux release as `tmux -V` names it. */
 export type TmuxVersion = {
@@ -29,7 +29,7 @@ export type ControlModeChoice = "auto" | "always" | "never";
 
 /** What this server does on one tmux version. */
 export type TmuxBehaviours = {
-  /** tmux_run's guard needs 3.3's formats and command-queue behaviour (README, tmux_run). */
+  /** tmux_run's guard needs 3.3's formats and command-queue behaviour (docs/tmux_run.md). */
   tmuxRun: boolean;
   /**
    * A control-mode client is safe for the person's tmux server from 3.7 on. Before it, tmux
