@@ -5,7 +5,7 @@
 # done by asking a small perl started once (no modules, a tiny heap) to fork and wait for it.
 # Also the same perl work timed alone and right after a fork: after a fork every page the parent
 # writes faults once, even when the child has already exec'd, and on the VMs we measure on each
-# such fault costs about 20 µs (README, Benchmark).
+# such fault costs about 20 µs (docs/design/perl_launcher.md).
 # Usage: perl bench/fork_cost.pl [RUNS]
 use strict;
 use warnings;

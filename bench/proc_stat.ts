@@ -1,7 +1,7 @@
 // A process's counters from /proc/PID/stat, for the benchmarks: CPU time in ms (clock ticks are
 // 10 ms here) and minor page faults, its own and those of the children it has waited for (a
 // helper's: each script's `sh`, and the forked child that becomes it where the helper forks). On
-// these VMs a fault that must bring in a page costs about 17.5 µs (README, Benchmark), so faults
+// these VMs a fault that must bring in a page costs about 17.5 µs (docs/design/perl_launcher.md), so faults
 // are a cost of their own.
 
 export type ProcCounters = {

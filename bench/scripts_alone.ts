@@ -4,7 +4,7 @@
 // `1 + (script alone - true alone) / tmux_run true` is the least a tmux_run of it can be as a
 // multiple of a tmux_run of `true`, for a server that added nothing at all for the output: a
 // target below that floor cannot be met by the server, and the faster `true` gets, the higher the
-// floor (README, Benchmark).
+// floor (docs/design/full_size_output.md).
 import { round, summarize, type Summary } from "./stats.ts";
 
 export type ScriptsAlone = Record<string, Summary>;

@@ -4,8 +4,8 @@
 // `ok` and a compact `data`; the payload's shape, the targets, socket_name, cursors and
 // timeouts are described in full once (the server's instructions); tmux_run's contract schemas
 // go out as they are, and the two tools an agent needs first stay loaded.
-// `deno run -A bench/catalog_size.ts` prints the bytes per tool and part. README (Toolsets and
-// tools) says what was cut.
+// `deno run -A bench/catalog_size.ts` prints the bytes per tool and part. docs/design/catalog_size.md
+// says what was cut.
 import assert from "node:assert/strict";
 import { withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";

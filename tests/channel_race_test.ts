@@ -1,4 +1,4 @@
-// The shell-channel race (README, the security model): a same-user process that read the setup
+// The shell-channel race (docs/security.md): a same-user process that read the setup
 // file presents its token on the private channel as the person's shell does. The server cannot
 // tell which connection is the shell, so a second presentation drops both at once; before, the
 // loser waited out the helper's arrival (15 s) and a tmux_run waited with it. Each racer here is

@@ -30,7 +30,7 @@ const madeHere = new WeakMap<object, { payload: ToolPayload; text: string; piece
  * units, each escaped on its own, and the JSON text is those pieces joined without a copy (a
  * rope V8 flattens only if something reads it as a whole): a full-size tmux_run payload's JSON
  * (530 KB) was otherwise one more large object, and on this project's VMs every fresh page of
- * one costs a fault of about 17 µs (README, Benchmark).
+ * one costs a fault of about 17 µs (docs/design/perl_launcher.md).
  */
 const PIECE = 32768;
 

@@ -21,7 +21,7 @@ export const MAX_ENROLLMENTS = 8;
 /**
  * One presentation of an invitation's token on the channel, from its "E" line for as long as its
  * attempt runs or its enrollment lasts. A second connection presenting the same token is a race
- * (a same-user process that read the setup file, README): the server cannot tell which one is the
+ * (a same-user process that read the setup file, docs/security.md): the server cannot tell which one is the
  * shell, so both go at once (`contest`) instead of one waiting out the helper's arrival.
  */
 type Presentation = { contest: AbortController; shell: EnrolledShell | null };

@@ -96,7 +96,7 @@ const STAGING_BYTES = 8 + MAX_HEADER_BYTES + 65536;
  * is handed on in, after whatever of it the staging buffer already held. A full-size result (512
  * KiB of output) is then one fresh array and one copy, not a fresh array per read, one per chunk
  * and one for the frame: on this project's VMs a fresh page costs a fault of about 17 µs, which
- * made those copies about 4 ms of a full-size run (README, Benchmark).
+ * made those copies about 4 ms of a full-size run (docs/design/full_size_output.md).
  */
 export async function* readFrames(
   source: ByteSource,

@@ -27,7 +27,7 @@ use warnings;
 # group, adopts orphans and execs `sh`. The helper sends the system calls' numbers first (it
 # knows its machine once POSIX is loaded) or closes the pipe where it has none; a launcher that
 # fails is retired and the helper forks each script itself, as it does on macOS. The launcher
-# leaves when its request pipe ends. README (Benchmark) has the numbers.
+# leaves when its request pipe ends. docs/design/perl_launcher.md has the numbers.
 my ($launch_requests, $launch_answers, $launcher_pid);
 
 # `count` bytes from one of the launcher's pipes, or undef at its end: the launcher reads the
@@ -210,7 +210,7 @@ $SIG{CHLD} = sub { syswrite $exit_note, 'x' };
 # fails with EPIPE as it would ignored), and exec puts a handled signal back to its default, so
 # the forked child sets none of them: on the VMs we measure on, each page a forked perl writes
 # before its exec is a copy of about 17 µs, and resetting twelve signals, closing inherited
-# descriptors and rebuilding %ENV there cost 2-2.5 ms per run (README, Benchmark).
+# descriptors and rebuilding %ENV there cost 2-2.5 ms per run (docs/design/perl_launcher.md).
 $SIG{$_} = sub { } for qw(PIPE QUIT ALRM USR1 USR2 TSTP TTIN TTOU);
 my $NO_SIGNALS = POSIX::SigSet->new();
 my ($SH, $DASH_C) = ('/bin/sh', '-c');

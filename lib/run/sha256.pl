@@ -1,7 +1,7 @@
 # SHA-256 for the helper (lib/run/helper.pl), which re-hashes every script before it runs it.
 # Digest::SHA does it in C where perl has its full core modules (macOS, most Linux machines);
 # a perl with only Debian's perl-base has no Digest::SHA, so the same digest is computed here in
-# plain perl: a full-size script (64 KiB) takes about 0.1 s that way. lib/run/sha256_test.ts holds
+# plain perl: a full-size script (64 KiB) takes about 0.1 s that way. tests/helper_test.ts holds
 # this one to WebCrypto.
 use strict;
 use warnings;

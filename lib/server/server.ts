@@ -113,7 +113,7 @@ export type RunningServer = {
  * tests/v8_flags_test.ts keeps them the same): 1 MiB semi-spaces instead of V8's 16 MiB, which
  * V8 otherwise grows into and keeps. `--optimize-for-size` is no longer recommended: it kept the
  * 8-pane peak at 89-105 MiB against 108-111 MiB without it, but cost 1.5-1.7 ms of CPU per
- * full-size output (6.5 against 4.8-5.0 ms). README.md has the figures (bench/cpu_per_run.ts,
+ * full-size output (6.5 against 4.8-5.0 ms). docs/design/v8_flags.md has the figures (bench/cpu_per_run.ts,
  * `deno task bench`).
  */
 export const SERVER_V8_FLAGS = "--max-semi-space-size=1";

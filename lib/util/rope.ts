@@ -1,7 +1,7 @@
 // Long text kept as the pieces it was made of. V8 puts a string over 128 KiB in a space of its
 // own, one fresh mapping each: on this project's VMs every fresh page costs a fault of about
 // 17 µs, so a full-size tmux_run output (two 256 KiB strings) paid about 2 ms for its decoding
-// alone (README, Benchmark). Text decoded in pieces and joined with `+` is a rope V8 copies into
+// alone (docs/design/full_size_output.md). Text decoded in pieces and joined with `+` is a rope V8 copies into
 // one string only if something reads it whole; a field holding such a rope is noted here, by its
 // object and name, so a serializer can write the pieces (lib/mcp/tool_result.ts `jsonPieces`)
 // instead of reading it whole.

@@ -1,5 +1,5 @@
 // Long tool calls as MCP tasks: a run that outlives the request that started it, read back by
-// task id. One state machine serves both protocol eras (lib/mcp/tasks/task_wire.ts draws each
+// task id. One state machine serves both protocol eras (lib/mcp/tasks/task_methods.ts draws each
 // era's shapes from it): working → completed (the tool returned a result, even one with isError)
 // | failed (it threw) | cancelled, nothing after a terminal state. A task owns the AbortController of its run, so a cancel stops the run (tmux_run stops
 // the script's whole process group when its signal aborts) whatever the client's own request

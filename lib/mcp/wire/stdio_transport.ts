@@ -144,7 +144,7 @@ export class StdioLineTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** Resolves once every answer sent so far is written (lib/mcp/line_writer.ts). */
+  /** Resolves once every answer sent so far is written (lib/mcp/wire/line_writer.ts). */
   written(): Promise<void> {
     return this.#lines.idle();
   }
