@@ -6,7 +6,7 @@
 # there the server's own factory runs behind the SDK's HTTP entry (.ci/conformance_http.ts).
 # Either way it is bound to 127.0.0.1 and a tmux server of its own.
 # Usage: .ci/conformance.sh 2025|2026 [conformance server options], e.g.
-#   .ci/conformance.sh 2025 --expected-failures .ci/conformance-expected-failures.yml
+#   .ci/conformance.sh 2025 --expected-failures .ci/conformance-expected-failures-2025.yml
 #   .ci/conformance.sh 2026 --scenario tools-list --verbose
 set -euo pipefail
 cd "$(dirname "$0")/.."

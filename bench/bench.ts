@@ -97,7 +97,9 @@ async function startServer(lab: PrivateLab, panes: string[]): Promise<Mcp> {
     onprogress?: () => void,
   ) => {
     const result = await client.callTool({ name, arguments: args }, { onprogress });
-    return JSON.parse((result.content as { text: string }[])[0].text);
+    // The payload: the text content is for reading (lib/mcp/tool_result.ts).
+    // deno-lint-ignore no-explicit-any
+    return result.structuredContent as any;
   };
   const capabilities = await call("tmux_capabilities").catch((error) => ({ ok: false, error }));
   if (!capabilities.ok) {

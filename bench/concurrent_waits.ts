@@ -329,7 +329,8 @@ if (import.meta.main) {
     await client.connect(transport);
     const call: ProgressCall = async (name, args, onprogress) => {
       const result = await client.callTool({ name, arguments: args }, { onprogress });
-      return JSON.parse((result.content as { text: string }[])[0].text);
+      // The payload: the text content is for reading (lib/mcp/tool_result.ts).
+      return result.structuredContent;
     };
     // The first general call goes through a spawned client and shows the tmux server runs; the
     // second opens the control connection, as the earlier phases of bench.ts have.

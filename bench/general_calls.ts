@@ -107,7 +107,8 @@ if (import.meta.main) {
     await client.connect(new LineClientTransport(Deno.execPath(), serverArgs(lab.socketName, [])));
     const call: Call = async (name, args = {}) => {
       const result = await client.callTool({ name, arguments: args });
-      return JSON.parse((result.content as { text: string }[])[0].text);
+      // The payload: the text content is for reading (lib/mcp/tool_result.ts).
+      return result.structuredContent;
     };
     console.log(JSON.stringify({
       general_calls: await benchGeneralCalls(lab, call, Number(values.runs)),

@@ -39,7 +39,8 @@ try {
   await client.connect(transport);
   const call: CallTool = async (name, args = {}) => {
     const result = await client.callTool({ name, arguments: args });
-    return JSON.parse((result.content as { text: string }[])[0].text);
+    // The payload: the text content is for reading (lib/mcp/tool_result.ts).
+    return result.structuredContent;
   };
   const generation = await enrollLabPane(lab, setup, call);
   const helperPid = await helperOfPane(lab, lab.pane);

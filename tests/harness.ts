@@ -24,6 +24,7 @@ import {
 import type { JsonSchema } from "../lib/mcp/schemas.ts";
 import { schemas } from "../lib/run/contract.ts";
 import { CATALOG } from "../lib/server/catalog.ts";
+import { toCallToolResult } from "../lib/mcp/tool_result.ts";
 import { ajvAccepts, validationErrors } from "./schema_oracle.ts";
 import assert from "node:assert/strict";
 
@@ -166,9 +167,19 @@ export type CallOptions = {
 };
 
 /**
- * Calls a tool and returns its payload, after checking what every result must satisfy: the
- * text content and structuredContent agree, isError matches ok, and the payload is valid
- * against `schema` when the tool has one.
+ * The text content a payload must come with: its tool's own words (tmux_run), else a success's
+ * JSON and a failure's one line (lib/mcp/tool_result.ts).
+ */
+export function expectedText(name: string, payload: Payload): string {
+  const tool = CATALOG.find((candidate) => candidate.name === name);
+  const text = toCallToolResult(payload, tool?.wording?.(payload)).content[0];
+  return text.type === "text" ? text.text : "";
+}
+
+/**
+ * Calls a tool and returns its payload (structuredContent), after checking what every result
+ * must satisfy: the text content is the payload in the tool's words, isError matches ok, and the
+ * payload is valid against `schema` when the tool has one.
  */
 export async function callTool(
   client: Client,
@@ -178,8 +189,8 @@ export async function callTool(
   schema: JsonSchema | undefined,
 ): Promise<Payload> {
   const result = await client.callTool({ name, arguments: args }, options);
-  const payload = JSON.parse((result.content as { text: string }[])[0].text);
-  assert.deepEqual(result.structuredContent, payload);
+  const payload: Payload = result.structuredContent;
+  assert.equal((result.content as { text: string }[])[0].text, expectedText(name, payload));
   assert.equal(result.isError, !payload.ok);
   if (schema) {
     assert.ok(

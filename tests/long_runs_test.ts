@@ -5,7 +5,15 @@
 // The servers here run with --run-timeout 1, so a run that outlives one second proves the
 // long deadline was applied.
 import assert from "node:assert/strict";
-import { type Lab, type Payload, type Session, waitFor, withLab, withServer } from "./harness.ts";
+import {
+  expectedText,
+  type Lab,
+  type Payload,
+  type Session,
+  waitFor,
+  withLab,
+  withServer,
+} from "./harness.ts";
 
 const FLAGS = [
   "--enable-tool",
@@ -60,7 +68,8 @@ Deno.test(
     assert.ok(Number(counted.exec(seen)?.[1]) >= 1, seen);
     await Deno.writeTextFile(go, "");
     const result = await call;
-    const payload: Payload = JSON.parse((result.content as { text: string }[])[0].text);
+    const payload: Payload = result.structuredContent;
+    assert.equal((result.content as { text: string }[])[0].text, expectedText("tmux_run", payload));
     assert.equal(payload.ok, true, JSON.stringify(payload));
     assert.equal(payload.data.stdout.data, "abcend\n");
     assert.equal(payload.data.stderr.data, "de");
@@ -114,7 +123,8 @@ Deno.test(
     assert.equal((await ask("tasks/get", { taskId })).status, "working");
     await Deno.writeTextFile(go, "");
     const result = await ask("tasks/result", { taskId });
-    const payload = JSON.parse(result.content[0].text);
+    const payload = result.structuredContent;
+    assert.equal(result.content[0].text, expectedText("tmux_run", payload));
     assert.equal(payload.ok, true, JSON.stringify(payload));
     assert.equal(payload.data.stdout.data, "abcend\n");
   }),

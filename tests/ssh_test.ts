@@ -9,6 +9,7 @@ import { Client, StdioClientTransport } from "./test_deps.ts";
 import {
   clientEnvironment,
   type Lab,
+  type Payload,
   processExists,
   typeInto,
   waitFor,
@@ -152,7 +153,7 @@ async function withSshClient(
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = await client.callTool({ name, arguments: args });
-  return JSON.parse((result.content as { text: string }[])[0].text);
+  return result.structuredContent as Payload;
 }
 
 Deno.test({

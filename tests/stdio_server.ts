@@ -5,7 +5,7 @@
 // for every client built on it; this process has no locale (tests/harness.ts scrubs it).
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "./test_deps.ts";
-import { clientEnvironment, type Payload } from "./harness.ts";
+import { clientEnvironment, expectedText, type Payload } from "./harness.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -40,8 +40,8 @@ export async function withStdioServer(
   await client.listTools();
   const call = async (name: string, args: Record<string, unknown> = {}) => {
     const result = await client.callTool({ name, arguments: args });
-    const payload = JSON.parse((result.content as { text: string }[])[0].text);
-    assert.deepEqual(result.structuredContent, payload, name);
+    const payload: Payload = result.structuredContent;
+    assert.equal((result.content as { text: string }[])[0].text, expectedText(name, payload), name);
     return payload;
   };
   try {

@@ -14,6 +14,7 @@ import {
 } from "./test_deps.ts";
 import { serveStdio } from "../lib/deps.ts";
 import {
+  expectedText,
   type Lab,
   type Payload,
   processExists,
@@ -81,8 +82,8 @@ async function assertGone(pids: number[]): Promise<void> {
 }
 
 function payloadOf(result: Payload): Payload {
-  const payload = JSON.parse(result.content[0].text);
-  assert.deepEqual(result.structuredContent, payload);
+  const payload = result.structuredContent;
+  assert.equal(result.content[0].text, expectedText("tmux_run", payload));
   assert.ok(ajvAccepts(schemas.tmuxRunOutput, payload), "the payload breaks tmux_run's schema");
   return payload;
 }

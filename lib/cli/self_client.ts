@@ -45,13 +45,12 @@ export async function startSelfServer(
   return {
     pid: transport.pid,
     call: async (name, args = {}) => {
-      const { content } = await client.callTool({ name, arguments: args }, {
+      // The payload is structuredContent; the text content is worded for reading.
+      const { structuredContent: answer } = await client.callTool({ name, arguments: args }, {
         timeout: callTimeoutSeconds * 1000,
       });
-      const first = content[0];
-      const answer: unknown = first?.type === "text" ? JSON.parse(first.text) : null;
       if (!isToolAnswer(answer)) {
-        throw new Error(`${name} did not answer with {ok, ...} as JSON text`);
+        throw new Error(`${name} did not answer with {ok, ...} as structuredContent`);
       }
       return answer;
     },

@@ -1,7 +1,9 @@
 // One shape for every tool's answer, success or failure: `{ok, data}` or
-// `{ok:false, error:{code, message, delivery, ...}}`, sent as JSON text and as
-// structuredContent, with failures as tool results (isError) rather than JSON-RPC errors, so an
-// agent always gets something it can read and act on.
+// `{ok:false, error:{code, message, delivery, ...}}`, sent as structuredContent, with failures
+// as tool results (isError) rather than JSON-RPC errors, so an agent always gets something it can
+// read and act on. Clients show a model the text content, not structuredContent (issue 27), so
+// the text is for reading: a success's JSON unless its tool words it (tmux_run), a failure's
+// message said once in a line, never a JSON copy a client then escapes again inside its own.
 import type { CallToolResult } from "../deps.ts";
 import { rope, ropePieces } from "../util/rope.ts";
 
@@ -23,7 +25,17 @@ export type ToolPayload = { ok: true; data: unknown } | { ok: false; error: Erro
  * (structuredContent is unknown there) but copies it on 2025-11-25 (a record): the value inside
  * is kept either way.
  */
-const madeHere = new WeakMap<object, { payload: ToolPayload; text: string; pieces: string[] }>();
+const madeHere = new WeakMap<object, Made>();
+
+type Made = {
+  payload: ToolPayload;
+  /** The text content, a rope of `textPieces`. */
+  text: string;
+  /** The payload's JSON, in pieces. */
+  pieces: string[];
+  /** The text content's pieces; null when the text is the payload's JSON itself. */
+  textPieces: string[] | null;
+};
 
 /**
  * A string longer than this goes into a payload's JSON as pieces of at most this many code
@@ -37,17 +49,32 @@ const PIECE = 32768;
 /** Stands for a long string in the payload's JSON until its pieces go in: random, so unique. */
 const LONG_MARK = `tmux-mcp long ${crypto.randomUUID()} `;
 
-export function toCallToolResult(payload: ToolPayload): CallToolResult {
+/**
+ * The result a payload is sent as. `worded` is the text content as pieces, when the tool words
+ * its payload itself; otherwise a success's text is its JSON and a failure's is `errorText`.
+ */
+export function toCallToolResult(payload: ToolPayload, worded?: string[]): CallToolResult {
   const pieces = jsonPieces(payload);
-  const text = rope(pieces);
+  const textPieces = worded ?? (payload.ok ? null : [errorText(payload.error)]);
+  const text = rope(textPieces ?? pieces);
   const result: CallToolResult = {
     content: [{ type: "text", text }],
     structuredContent: payload,
     isError: !payload.ok,
   };
   const inner = payload.ok ? payload.data : payload.error;
-  if (typeof inner === "object" && inner !== null) madeHere.set(inner, { payload, text, pieces });
+  if (typeof inner === "object" && inner !== null) {
+    madeHere.set(inner, { payload, text, pieces, textPieces });
+  }
   return result;
+}
+
+/**
+ * A failure as one line to read: `error CODE (delivery: D): MESSAGE`, every field of the error
+ * the general tools' schema has, the message said once and unescaped.
+ */
+export function errorText(error: ErrorBody): string {
+  return `error ${error.code} (delivery: ${error.delivery}): ${error.message}`;
 }
 
 /**
@@ -91,13 +118,16 @@ function slices(text: string): string[] {
 }
 
 /**
- * The JSON of a result's structuredContent, in pieces, when its one text content is exactly that
- * JSON, as toCallToolResult made it (so a writer can serialize the payload once, not twice, and
+ * A result's structuredContent as JSON, and its text content as a JSON string, both in pieces,
+ * as toCallToolResult made them (so a writer can serialize the payload once, not twice, and
  * never as one string); null when that is not known. The structuredContent is the payload made
  * here or a copy of it holding the same values under the same keys in the same order, and the
- * text is the one made with it.
+ * text is the one made with it. `text` is null when the text content is the payload's JSON
+ * itself, to be written from `payload` (lib/mcp/wire/line_writer.ts `asJsonString`).
  */
-export function payloadPiecesOf(result: unknown): string[] | null {
+export function resultPiecesOf(
+  result: unknown,
+): { payload: string[]; text: string[] | null } | null {
   if (!isRecord(result) || !isRecord(result.structuredContent)) return null;
   const content = result.content;
   if (!Array.isArray(content) || content.length !== 1 || !isRecord(content[0])) return null;
@@ -108,7 +138,16 @@ export function payloadPiecesOf(result: unknown): string[] | null {
   if (made === undefined || content[0].type !== "text" || content[0].text !== made.text) {
     return null;
   }
-  return copy === made.payload || sameEntries(copy, made.payload) ? made.pieces : null;
+  if (copy !== made.payload && !sameEntries(copy, made.payload)) return null;
+  return {
+    payload: made.pieces,
+    text: made.textPieces && ['"', ...made.textPieces.map(escapedInString), '"'],
+  };
+}
+
+/** A piece of text as it goes between a JSON string's quotes. */
+function escapedInString(piece: string): string {
+  return JSON.stringify(piece).slice(1, -1);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

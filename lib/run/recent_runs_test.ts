@@ -1,3 +1,5 @@
+// The last runs' outcomes that tmux_capabilities lists: newest first, bounded, each settled with
+// its completion or failure, never the script's text or output.
 import assert from "node:assert/strict";
 import type { Completion } from "./frames.ts";
 import { RecentRuns } from "./recent_runs.ts";

@@ -35,7 +35,7 @@ import { behaviours } from "../tmux/versions.ts";
 import { closeControlConnections } from "../tmux/control_servers.ts";
 import { startupRefusal, TempDirectoryError, TempFiles } from "../tmux/temp_files.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT, CursorStore } from "../tmux/cursor_store.ts";
-import { POLICY_DENIED, refusal, toCallToolResult } from "../mcp/tool_result.ts";
+import { POLICY_DENIED, refusal, toCallToolResult, type ToolPayload } from "../mcp/tool_result.ts";
 import helperScript from "../../helper.sh" with { type: "text" };
 import { helperProgram } from "../run/helper_program.ts";
 import { VERSION } from "../util/version.ts";
@@ -362,17 +362,25 @@ async function callTool(
   given: unknown,
   extra: ToolExtra,
 ): Promise<CallToolResult> {
-  if (!context.enabledTools.has(tool.name)) return toCallToolResult(POLICY_DENIED);
-  if (context.closing.aborted) {
-    return toCallToolResult(refusal("closed", "the server is shutting down"));
-  }
+  const answer = (payload: ToolPayload) => resultOf(tool, payload);
+  if (!context.enabledTools.has(tool.name)) return answer(POLICY_DENIED);
+  if (context.closing.aborted) return answer(refusal("closed", "the server is shutting down"));
   const args = withoutClientInjected(tool, given);
   if (!isValid(tool.inputSchema, args)) {
     const problems = inputProblems(tool.inputSchema, args, tool.fieldHints) ??
       "they do not match the schema";
-    return toCallToolResult(refusal("invalid_input", `invalid arguments: ${problems}`));
+    return answer(refusal("invalid_input", `invalid arguments: ${problems}`));
   }
-  return toCallToolResult(await tool.handle(context, args, extra));
+  return answer(await tool.handle(context, args, extra));
+}
+
+/** The result a tool's payload is sent as: in the tool's words, with its size for the client. */
+export function resultOf(tool: ToolDefinition, payload: ToolPayload): CallToolResult {
+  const result = toCallToolResult(payload, tool.wording?.(payload));
+  if (tool.maxResultChars !== undefined) {
+    result._meta = { "anthropic/maxResultSizeChars": tool.maxResultChars };
+  }
+  return result;
 }
 
 /** The cancellation signal, and progress when the request asked for it (`_meta.progressToken`). */

@@ -1,3 +1,5 @@
+// send_keys' text split into send-keys commands that each fit what one tmux command holds (bytes
+// and arguments), literal in every piece and in order, so any in-schema input is typed as given.
 import assert from "node:assert/strict";
 import { COMMAND_ARGUMENTS, COMMAND_BYTES, sendKeysLines, textPieces } from "./keystrokes.ts";
 

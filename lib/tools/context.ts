@@ -96,4 +96,14 @@ export type ToolDefinition = {
     openWorldHint: boolean;
   };
   handle: (context: ServerContext, args: unknown, extra: ToolExtra) => Promise<ToolPayload>;
+  /**
+   * The result's text content in the tool's own words, as pieces (lib/mcp/tool_result.ts
+   * toCallToolResult); without it a success's text is its JSON and a failure's one line.
+   */
+  wording?: (payload: ToolPayload) => string[];
+  /**
+   * The longest result this tool can give, in characters, for clients that keep a longer one
+   * out of the conversation: sent as `_meta["anthropic/maxResultSizeChars"]` on each result.
+   */
+  maxResultChars?: number;
 };

@@ -16,16 +16,30 @@ import {
   toolInput,
 } from "../mcp/json_schema.ts";
 import { schemas, TMUX_RUN_FIELD_HINTS } from "../run/contract.ts";
+import { runResultText } from "../run/run_text.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
 import type { ToolPayload } from "../mcp/tool_result.ts";
 import {
   DEFAULT_OUTPUT_LIMIT,
   MAX_CONCURRENT_RUNS,
+  MAX_OUTPUT_LIMIT,
   MAX_SCRIPT_BYTES,
   typedHandler,
 } from "./toolkit.ts";
 
 const PROGRESS_INTERVAL_MS = 1000;
+
+/**
+ * The most `anthropic/maxResultSizeChars` may say: Claude Code keeps a longer result in a file
+ * and shows a 2 KB preview whatever a tool asks (issue 27).
+ */
+const CLAUDE_CODE_MAX_RESULT_CHARS = 500_000;
+
+/**
+ * What tmux_run's limits can produce, as the spec's response reservation counts it (4096 + 6
+ * bytes a byte of output, both streams at the most): 3,149,824, so the client's own cap.
+ */
+const MAX_RESULT_CHARS = Math.min(CLAUDE_CODE_MAX_RESULT_CHARS, 4096 + 6 * 2 * MAX_OUTPUT_LIMIT);
 
 /**
  * tmux_run's input written with the builders: the one source of the handler's type, so a key
@@ -71,6 +85,8 @@ export const tmuxRunTool: ToolDefinition = {
   contract: true,
   alwaysLoad: true,
   outputSchema: schemas.tmuxRunOutput,
+  wording: runResultText,
+  maxResultChars: MAX_RESULT_CHARS,
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,

@@ -1,3 +1,5 @@
+// The callers' regexes run on RE2JS: JavaScript's syntax is kept, what RE2 cannot do is refused
+// by name, and a pattern that would backtrack in V8 matches in linear time.
 import assert from "node:assert/strict";
 import { type LineFinder, lineFinder, type PatternOptions } from "./line_patterns.ts";
 

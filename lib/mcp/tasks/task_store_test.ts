@@ -1,3 +1,5 @@
+// The tasks' state machine without a server: working to one terminal state, the TTL and the
+// 60 s kept after a run ends, the 64-task bound, and the forgotten ids it still explains.
 import assert from "node:assert/strict";
 import type { CallToolResult } from "../../deps.ts";
 import {

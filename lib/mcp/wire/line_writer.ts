@@ -1,10 +1,11 @@
 // JSON-RPC lines onto a byte sink (stdout), whole and in order, with as little copying as a 1 MiB
-// answer allows. A full-size tmux_run result carries its payload twice (as text content and as
-// structuredContent): the payload is serialized once and written twice, and the line is encoded
-// piece by piece into one reused buffer, not built as one string and encoded into one array.
+// answer allows. A full-size tmux_run result carries its outputs twice (in its text content and
+// in structuredContent): each is written from the pieces it was made in, never joined, and the
+// line is encoded piece by piece into one reused buffer, not built as one string and encoded
+// into one array.
 // Less garbage per answer means fewer collections for V8 (bench/bench.ts, the full-size output).
 import type { JSONRPCMessage } from "../../deps.ts";
-import { payloadPiecesOf } from "../tool_result.ts";
+import { resultPiecesOf } from "../tool_result.ts";
 
 /** How much of a line is encoded and written at a time at first: a pipe's capacity. */
 const WRITE_BYTES = 65536;
@@ -35,13 +36,14 @@ export function asJsonString(pieces: string[]): string[] {
 
 /**
  * The line for `message`, newline included, as pieces to write one after another: for a tool
- * result whose text content is the JSON of its structuredContent (lib/mcp/tool_result.ts), that
- * JSON goes in twice from its pieces, and every other field (the era's resultType and _meta
- * included) as JSON.stringify writes it, in its place.
+ * result made by lib/mcp/tool_result.ts, its structuredContent's JSON goes in from its pieces,
+ * and so does its text content (that JSON again, or the tool's own words), every other field
+ * (the era's resultType and _meta included) as JSON.stringify writes it, in its place.
  */
 export function messageLine(message: JSONRPCMessage): string[] {
-  const json = "result" in message ? payloadPiecesOf(message.result) : null;
-  if (json === null || !("result" in message)) return [`${JSON.stringify(message)}\n`];
+  const made = "result" in message ? resultPiecesOf(message.result) : null;
+  if (made === null || !("result" in message)) return [`${JSON.stringify(message)}\n`];
+  const json = made.payload;
   const result = message.result;
   const [text] = Array.isArray(result.content) ? result.content : [];
   const line = JSON.stringify({
@@ -57,7 +59,7 @@ export function messageLine(message: JSONRPCMessage): string[] {
     {
       at: line.indexOf(`"${TEXT_MARK}"`),
       length: TEXT_MARK.length + 2,
-      pieces: asJsonString(json),
+      pieces: made.text ?? asJsonString(json),
     },
     { at: line.indexOf(`"${PAYLOAD_MARK}"`), length: PAYLOAD_MARK.length + 2, pieces: json },
   ].sort((a, b) => a.at - b.at);

@@ -2,7 +2,7 @@
 // sink takes a little at a time, and a line is written a buffer at a time.
 import assert from "node:assert/strict";
 import { asJsonString, LineWriter, messageLine } from "./line_writer.ts";
-import { jsonPieces, success, toCallToolResult } from "../tool_result.ts";
+import { jsonPieces, refusal, success, toCallToolResult } from "../tool_result.ts";
 
 /** The line a result message is, as the transport hands it over. */
 function line(id: number, result: object): string[] {
@@ -99,4 +99,20 @@ Deno.test("a payload's JSON and its text content come in pieces that never split
       assert.ok(!(last >= 0xd800 && last <= 0xdbff), "a piece ends with half a pair");
     }
   }
+});
+
+Deno.test("a result in its tool's words or a failure's line is written from its pieces", () => {
+  const payload = success({ stdout: TEXT });
+  const worded = toCallToolResult(payload, ["exited 0\n", TEXT, "\u0001\t\n", TEXT]);
+  const failed = toCallToolResult(refusal("not_found", 'pane "%9" \\ is gone\n'));
+  for (const result of [worded, failed]) {
+    const message = { jsonrpc: "2.0" as const, id: 9, result };
+    const pieces = messageLine(message);
+    assert.ok(pieces.length > 3, "the result comes in pieces");
+    assert.equal(pieces.join(""), `${JSON.stringify(message)}\n`);
+  }
+  assert.equal(
+    (failed.content[0] as { text: string }).text,
+    'error not_found (delivery: not_sent): pane "%9" \\ is gone\n',
+  );
 });
