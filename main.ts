@@ -14,6 +14,9 @@ usage: tmux-mcp [options]            serve MCP on stdin/stdout
        tmux-mcp demo                 show tmux_run end to end in a private tmux server
        tmux-mcp smoke [--script S]   CI smoke check: one JSON line, exit 0 if S exited 0
                                      (both honour --tmux and --run-timeout)
+       tmux-mcp journal [--pane %N] [--since 1h] [--json]
+                                     what servers did in panes and on tmux (the last 50)
+       tmux-mcp journal show RUN_ID  one tmux_run's entry, and its script when kept
 
 options:
   --socket PATH | --socket-name NAME   the tmux server (default: $LIBTMUX_SOCKET, else tmux's default)
@@ -27,6 +30,8 @@ options:
   --run-timeout-with-progress SECONDS  tmux_run deadline for a call with a progress token or
                                        made as a task (default 600, max 3600)
   --max-response-bytes BYTES           response budget (default 4194304)
+  --no-journal                         keep no journal of what the server did (docs/journal.md)
+  --journal-scripts                    keep each tmux_run script's text in the journal too
   --help, --version
 `;
 
@@ -56,6 +61,9 @@ async function main(args: string[]): Promise<number> {
   }
   if (parsed.command === "demo") {
     return await (await import("./lib/cli/demo.ts")).runDemo(parsed.config);
+  }
+  if (parsed.command === "journal") {
+    return await (await import("./lib/cli/journal.ts")).runJournal(parsed);
   }
   if (parsed.command === "smoke") {
     return await (await import("./lib/cli/smoke.ts")).runSmoke(parsed.config, parsed.script);

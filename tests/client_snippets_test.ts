@@ -235,3 +235,27 @@ async function listsTools(launch: Launch): Promise<void> {
     assert.equal(status.code, 0, `${label}: exit ${status.code}\n${stderr}`);
   }
 }
+
+Deno.test("every `deno task` a document names is a task of deno.json", () => {
+  const tasks = Object.keys(JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT))).tasks);
+  const files = ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md", ...walkDocs("docs")];
+  const unknown: string[] = [];
+  for (const file of files) {
+    const text = Deno.readTextFileSync(new URL(file, ROOT));
+    for (const [, task] of text.matchAll(/deno(?:@[\d.]+)? task ([\w:-]+)/g)) {
+      if (!tasks.includes(task)) unknown.push(`${file}: deno task ${task}`);
+    }
+  }
+  assert.deepEqual(unknown, []);
+});
+
+// The shell commands themselves run elsewhere: `deno task demo` and `smoke` in
+// tests/ship_test.ts, the enroll line a server prints and `eval "$(tmux-mcp enroll)"` /
+// `leave` typed into a real pane in tests/enroll_command_test.ts and tests/in_pane_test.ts.
+Deno.test("the README's example enroll line has the shape the server prints", () => {
+  const readme = Deno.readTextFileSync(new URL("README.md", ROOT));
+  assert.match(
+    readme,
+    /^eval "\$\(\/\S+ run -A \S+\/main\.ts enroll --server \d+ --directory \/\S+\)"$/m,
+  );
+});

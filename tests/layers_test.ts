@@ -10,12 +10,13 @@ const LIB = new URL("../lib/", import.meta.url);
 /** Each folder and the folders (besides itself) its files may import from. */
 const MAY_IMPORT: Record<string, string[]> = {
   util: [],
+  journal: ["util"],
   mcp: ["util"],
   tmux: ["util", "mcp"],
-  run: ["util", "mcp", "tmux"],
-  tools: ["util", "mcp", "tmux", "run"],
-  cli: ["util", "mcp", "tmux", "run"],
-  server: ["util", "mcp", "tmux", "run", "tools", "cli"],
+  run: ["util", "mcp", "tmux", "journal"],
+  tools: ["util", "mcp", "tmux", "run", "journal"],
+  cli: ["util", "mcp", "tmux", "run", "journal"],
+  server: ["util", "mcp", "tmux", "run", "tools", "cli", "journal"],
 };
 
 /** The pinned third-party imports at lib/'s root, which every folder may use. */

@@ -40,4 +40,6 @@ export type ProcessFacts = {
    * when that cannot be read: it is gone, has no terminal, or its group's leader has exited.
    */
   foregroundProcesses(pids: number[]): Promise<Map<number, ForegroundProcess>>;
+  /** A process's working directory as the kernel names it; null when it cannot be read. */
+  workingDirectory(pid: number): Promise<string | null>;
 };

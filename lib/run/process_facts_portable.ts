@@ -114,10 +114,29 @@ async function foregroundProcesses(pids: number[]): Promise<Map<number, Foregrou
   return found;
 }
 
+/** `lsof -d cwd`'s name field ("n/path") for the pid. */
+async function workingDirectory(pid: number): Promise<string | null> {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  const { code, stdout } = await run("lsof", [
+    "-n",
+    "-P",
+    "-w",
+    "-a",
+    "-p",
+    String(pid),
+    "-d",
+    "cwd",
+    "-Fn",
+  ]);
+  const name = stdout.split("\n").find((line) => line.startsWith("n/"));
+  return code === 0 && name ? name.slice(1) : null;
+}
+
 export const PORTABLE_FACTS: ProcessFacts = {
   name: "portable",
   readIdentity,
   holdsFileOpen,
   listProcesses,
   foregroundProcesses,
+  workingDirectory,
 };

@@ -120,10 +120,20 @@ function foregroundProcesses(pids: number[]): Promise<Map<number, ForegroundProc
   return Promise.resolve(found);
 }
 
+function workingDirectory(pid: number): Promise<string | null> {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return Promise.resolve(null);
+  try {
+    return Promise.resolve(Deno.readLinkSync(`/proc/${pid}/cwd`));
+  } catch {
+    return Promise.resolve(null);
+  }
+}
+
 export const PROC_FACTS: ProcessFacts = {
   name: "proc",
   readIdentity,
   holdsFileOpen,
   listProcesses,
   foregroundProcesses,
+  workingDirectory,
 };

@@ -53,6 +53,11 @@ export async function processExists(pid: number): Promise<boolean> {
   return await readIdentity(pid) !== null;
 }
 
+/** `pid`'s working directory as the kernel names it (symlinks resolved); null when unread. */
+export function workingDirectory(pid: number): Promise<string | null> {
+  return facts.workingDirectory(pid);
+}
+
 export function listProcesses(): Promise<ProcessRow[] | null> {
   return facts.listProcesses();
 }

@@ -8,14 +8,17 @@
 import type { Completion, HelperMessage, RefusalReason, ServerMessage } from "./frames.ts";
 import { authorize } from "./guard.ts";
 import { randomHex } from "../util/ids.ts";
-import { isSameProcess, type ProcessIdentity, readIdentity } from "./procfs.ts";
+import { isSameProcess, type ProcessIdentity, readIdentity, workingDirectory } from "./procfs.ts";
 import { describeHalt, describeStop, stopGroup, type StopReport } from "./process_group.ts";
 import { failurePayload, type Receipt, RunFailure } from "./run_outcome.ts";
 import { type EncodedOutput, encodeOutput } from "./output_encoding.ts";
 import { RecentRuns } from "./recent_runs.ts";
+import type { Journal } from "../journal/journal.ts";
+import { type Outcome, runEntry } from "../journal/entries.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";
 import {
   serverLabel,
+  socketPath,
   TMUX_ANSWER_SECONDS,
   type TmuxClient,
   TmuxNotAnswering,
@@ -162,6 +165,8 @@ export type RunServer = {
    * listen; every outcome stays readable in RunSlots.recent either way.
    */
   readonly reportCancelled: (payload: ToolPayload) => void;
+  /** The person's journal: a line for every run that took its slot, however it ended. */
+  readonly journal: Journal;
 };
 
 export type Interruption = "deadline" | "cancelled" | "closed";
@@ -209,27 +214,73 @@ type Completed = {
  * recorded in `slots.recent` as well as answered, since a cancelled call's answer reaches no one.
  */
 export async function runScript(run: Run): Promise<ToolPayload> {
+  const startedAt = new Date();
+  const began = performance.now();
   const record = run.slots.recent.begin({
     runId: run.slot.runId,
     paneId: run.shell.paneId,
     scriptSha256: run.digest,
     scriptBytes: run.script.length,
-    startedAt: new Date(),
+    startedAt,
   });
+  const seen: Seen = { cwd: Promise.resolve(null) };
+  const journal = (outcome: Outcome, completion: Completion | null) =>
+    run.server.journal.record(journalEntry(run, seen, startedAt, began, outcome, completion));
   try {
-    const completed = await run.slots.track(prepareAuthorizeExecute(run));
+    const completed = await run.slots.track(prepareAuthorizeExecute(run, seen));
     record.completed(completed.completion);
+    journal({ ok: true }, completed.completion);
     return success(completed);
   } catch (error) {
     record.failed(error);
+    journal(
+      error instanceof RunFailure
+        ? { ok: false, code: error.code, delivery: error.delivery }
+        : { ok: false, code: "server_fault", delivery: "possibly_sent" },
+      error instanceof RunFailure ? error.completion : null,
+    );
     throw error;
   } finally {
     retire(run);
   }
 }
 
-async function prepareAuthorizeExecute(run: Run): Promise<Completed> {
+/** What a run learns on its way that only its journal line keeps. */
+type Seen = { cwd: Promise<string | null> };
+
+/** The run's journal line: facts, never its output; the script's text only when kept. */
+async function journalEntry(
+  run: Run,
+  seen: Seen,
+  startedAt: Date,
+  began: number,
+  outcome: Outcome,
+  completion: Completion | null,
+) {
+  const { server, shell } = run;
+  return runEntry({
+    server: { pid: Deno.pid, generation: server.generation },
+    socket: socketPath(server.tmux.socket),
+    paneId: shell.paneId,
+    enrollmentGeneration: shell.enrollmentGeneration,
+    started: startedAt,
+    durationMs: performance.now() - began,
+    run: {
+      run_id: run.slot.runId,
+      script_sha256: run.digest,
+      script_bytes: run.script.length,
+      cwd: await seen.cwd,
+      completion: completion ?? { state: "unobserved" },
+      ...(server.journal.keepsScripts && { script: new TextDecoder().decode(run.script) }),
+    },
+    outcome,
+  });
+}
+
+async function prepareAuthorizeExecute(run: Run, seen: Seen): Promise<Completed> {
   const { digest, helperPid } = await prepare(run);
+  // The shell answered ready: idle at its prompt, its directory is the one the script gets.
+  seen.cwd = workingDirectory(run.shell.identity.pid);
   // From here the helper holds the request; if no script follows, tell it to drop it.
   let scriptSent = false;
   try {

@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import type { SocketChoice } from "../tmux/tmux.ts";
 import type { ControlModeChoice } from "../tmux/versions.ts";
+import { journalDirectory } from "../journal/journal.ts";
 
 export const DEFAULT_RUN_TIMEOUT_SECONDS = 30;
 export const MAX_RUN_TIMEOUT_SECONDS = 3600;
@@ -31,6 +32,12 @@ export type Config = {
   waitMaxSeconds: number;
   /** Control mode: "auto" uses it only on a tmux where it is safe (lib/tmux/versions.ts). */
   controlMode: ControlModeChoice;
+  /**
+   * The person's journal (lib/journal/): its directory, or null and why it is off
+   * (--no-journal, or neither XDG_STATE_HOME nor HOME names a directory); the script text is kept
+   * in it only with --journal-scripts.
+   */
+  journal: { directory: string | null; offReason: string | null; keepScripts: boolean };
 };
 
 export class UsageError extends Error {}
@@ -43,6 +50,10 @@ export type ParsedCommandLine = {
   server?: string;
   /** `enroll --directory`: the server's private directory, as its own enroll line names it. */
   directory?: string;
+  /** `journal`'s filters and form. */
+  pane?: string;
+  since?: string;
+  json?: boolean;
 } | {
   command: "help" | "version";
 };
@@ -61,6 +72,11 @@ const OPTIONS = {
   script: { type: "string" },
   server: { type: "string" },
   directory: { type: "string" },
+  "no-journal": { type: "boolean" },
+  "journal-scripts": { type: "boolean" },
+  pane: { type: "string" },
+  since: { type: "string" },
+  json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -148,6 +164,10 @@ export function parseCommandLine(
   if (!isControlModeChoice(controlMode)) {
     throw new UsageError("--control-mode (or TMUX_MCP_CONTROL_MODE) must be auto, always or never");
   }
+  if (values["no-journal"] && values["journal-scripts"]) {
+    throw new UsageError("--no-journal and --journal-scripts cannot be used together");
+  }
+  const directory = values["no-journal"] ? null : journalDirectory(env);
   const config: Config = {
     socket,
     tmuxBin: values.tmux ?? env.LIBTMUX_TMUX_BIN ?? "tmux",
@@ -180,6 +200,15 @@ export function parseCommandLine(
     waitMaxSeconds: boundedInteger(waitMax, "LIBTMUX_MCP_WAIT_MAX_SECONDS", 1, 120) ??
       DEFAULT_WAIT_MAX_SECONDS,
     controlMode,
+    journal: {
+      directory,
+      offReason: directory !== null
+        ? null
+        : values["no-journal"]
+        ? "off by --no-journal"
+        : "off: neither XDG_STATE_HOME nor HOME names a directory to keep it in",
+      keepScripts: directory !== null && values["journal-scripts"] === true,
+    },
   };
   return {
     command: positionals[0] ?? "serve",
@@ -188,5 +217,8 @@ export function parseCommandLine(
     script: values.script,
     server: values.server,
     directory: values.directory,
+    pane: values.pane,
+    since: values.since,
+    json: values.json,
   };
 }

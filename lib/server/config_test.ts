@@ -54,6 +54,11 @@ Deno.test("no flags and no environment: serve, tmux's default socket, documented
     maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
     waitMaxSeconds: DEFAULT_WAIT_MAX_SECONDS,
     controlMode: "auto",
+    journal: {
+      directory: null,
+      offReason: "off: neither XDG_STATE_HOME nor HOME names a directory to keep it in",
+      keepScripts: false,
+    },
   });
   assert.deepEqual(
     [
@@ -65,6 +70,26 @@ Deno.test("no flags and no environment: serve, tmux's default socket, documented
     [60, 30, 600, 30],
   );
   assert.equal(DEFAULT_MAX_RESPONSE_BYTES, 4 * 1024 * 1024);
+});
+
+Deno.test("the journal is in the state directory unless --no-journal; scripts only when asked", () => {
+  const home = { HOME: "/home/p" };
+  assert.deepEqual(configOf([], home).journal, {
+    directory: "/home/p/.local/state/tmux-mcp",
+    offReason: null,
+    keepScripts: false,
+  });
+  assert.deepEqual(configOf(["--journal-scripts"], { ...home, XDG_STATE_HOME: "/s" }).journal, {
+    directory: "/s/tmux-mcp",
+    offReason: null,
+    keepScripts: true,
+  });
+  assert.deepEqual(configOf(["--no-journal"], home).journal, {
+    directory: null,
+    offReason: "off by --no-journal",
+    keepScripts: false,
+  });
+  assertUsage(["--no-journal", "--journal-scripts"], home, "--no-journal", "--journal-scripts");
 });
 
 Deno.test("the socket comes from --socket, --socket-name or LIBTMUX_SOCKET, flags first", () => {

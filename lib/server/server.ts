@@ -36,6 +36,8 @@ import { closeControlConnections } from "../tmux/control_servers.ts";
 import { startupRefusal, TempDirectoryError, TempFiles } from "../tmux/temp_files.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT, CursorStore } from "../tmux/cursor_store.ts";
 import { POLICY_DENIED, refusal, toCallToolResult, type ToolPayload } from "../mcp/tool_result.ts";
+import { Journal } from "../journal/journal.ts";
+import { callEntry } from "../journal/entries.ts";
 import helperScript from "../../helper.sh" with { type: "text" };
 import { helperProgram } from "../run/helper_program.ts";
 import { VERSION } from "../util/version.ts";
@@ -140,11 +142,22 @@ export async function startServer(
   // The server's private directory: made here, once; tools that need a file there and find
   // it unmade try again and say which directory failed (lib/tmux/temp_files.ts).
   const tempFiles = new TempFiles(() => openServerDirectory(socketPath(tmux.socket)));
+  // The person's journal (lib/journal/): a refusal or a failing disk is said once on stderr and
+  // in tmux_capabilities, never to a call.
+  const journal = config.journal.directory === null
+    ? Journal.off(config.journal.offReason ?? "off")
+    : new Journal({
+      directory: config.journal.directory,
+      keepScripts: config.journal.keepScripts,
+      report: (message) => console.error(`tmux-mcp: ${message}`),
+    });
+  await journal.open();
   const close = async () => {
     closing.abort();
     await Promise.all([enrollments?.close(), tasks.close()]);
     await closeControlConnections();
     await tempFiles.close();
+    await journal.close();
   };
   let directoryError: unknown = null;
   const directory = await tempFiles.place().catch((error) => {
@@ -216,6 +229,7 @@ export async function startServer(
           .catch(() => {});
       }
     },
+    journal,
   };
   const offersTasks = [...TASK_TOOLS].some((name) => enabledTools.has(name));
   const mcpServer = () => {
@@ -371,7 +385,44 @@ async function callTool(
       "they do not match the schema";
     return answer(refusal("invalid_input", `invalid arguments: ${problems}`));
   }
-  return answer(await tool.handle(context, args, extra));
+  if (tool.annotations.readOnlyHint || tool.journalsItself) {
+    return answer(await tool.handle(context, args, extra));
+  }
+  return answer(await journaled(context, tool, args as Record<string, unknown>, extra));
+}
+
+/**
+ * A call of a tool that acts, with its line queued in the person's journal once its outcome is
+ * known (lib/journal/entries.ts says what is kept); the answer never waits for the line.
+ */
+async function journaled(
+  context: ServerContext,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+): Promise<ToolPayload> {
+  const started = new Date();
+  const began = performance.now();
+  let payload: ToolPayload | null = null;
+  try {
+    payload = await tool.handle(context, args, extra);
+    return payload;
+  } finally {
+    const named = typeof args.socket_name === "string" ? args.socket_name : null;
+    const shell = typeof args.pane_id === "string" && named === null
+      ? context.enrollments?.shells.get(args.pane_id)
+      : undefined;
+    context.journal.record(callEntry({
+      server: { pid: Deno.pid, generation: context.generation },
+      tool: tool.name,
+      socket: socketPath(named === null ? context.tmux.socket : { kind: "name", name: named }),
+      started,
+      durationMs: performance.now() - began,
+      args,
+      enrollmentGeneration: shell?.enrollmentGeneration ?? null,
+      payload,
+    }));
+  }
 }
 
 /** The result a tool's payload is sent as: in the tool's words, with its size for the client. */

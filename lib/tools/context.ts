@@ -10,6 +10,7 @@ import type { TempFiles } from "../tmux/temp_files.ts";
 import type { Cursor } from "../tmux/capture.ts";
 import type { CursorStore } from "../tmux/cursor_store.ts";
 import type { ToolPayload } from "../mcp/tool_result.ts";
+import type { Journal } from "../journal/journal.ts";
 
 export type Toolset = "inspect" | "manage" | "execute" | "teardown";
 
@@ -57,6 +58,11 @@ export type ServerContext = {
    * listen; tmux_capabilities' recent_runs keeps it for every client.
    */
   readonly reportCancelled: (payload: ToolPayload) => void;
+  /**
+   * The person's journal (lib/journal/): every call of a tool that is not read-only adds a line
+   * (lib/server/server.ts callTool), tmux_run one per run that took its slot (run_machine.ts).
+   */
+  readonly journal: Journal;
 };
 
 /** A cursor as the server keeps it: its tmux server, and the text typed right after it. */
@@ -106,4 +112,6 @@ export type ToolDefinition = {
    * out of the conversation: sent as `_meta["anthropic/maxResultSizeChars"]` on each result.
    */
   maxResultChars?: number;
+  /** The tool journals its own acts (tmux_run: each run that took a slot), not each call. */
+  journalsItself?: true;
 };

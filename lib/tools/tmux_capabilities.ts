@@ -81,6 +81,21 @@ const RECENT_RUN = object([
   }),
 });
 
+/** The person's journal of what was done (lib/journal/journal.ts JournalStatus; docs/journal.md). */
+const JOURNAL = object(
+  ["state", "path", "scripts_kept", "entries_written", "entries_lost", "problem"],
+  {
+    state: enumOf(["on", "off", "refused", "failing"], {
+      description: "refused: unsafe to write, nothing is kept; failing: the last write failed",
+    }),
+    path: nullable("string"),
+    scripts_kept: boolean(),
+    entries_written: integer({ minimum: 0 }),
+    entries_lost: integer({ minimum: 0 }),
+    problem: nullable("string"),
+  },
+);
+
 const TMUX_CAPABILITIES_OUTPUT = toolOutput(
   object([
     "generation",
@@ -149,6 +164,7 @@ const TMUX_CAPABILITIES_OUTPUT = toolOutput(
     enroll_command: nullable("string"),
     pending_invitations: array({ items: string({ pattern: "^%[0-9]+$" }) }),
     recent_runs: array({ items: RECENT_RUN, maxItems: RECENT_RUNS_KEPT }),
+    journal: JOURNAL,
   }),
 );
 
@@ -217,6 +233,7 @@ export const tmuxCapabilitiesTool = defineTool({
       enroll_command: context.enrollCommand,
       pending_invitations: enrollments?.pendingInvitations() ?? [],
       recent_runs: recentRuns,
+      journal: context.journal.status(),
     });
   },
 });

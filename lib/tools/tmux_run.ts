@@ -85,6 +85,7 @@ export const tmuxRunTool: ToolDefinition = {
   contract: true,
   alwaysLoad: true,
   outputSchema: schemas.tmuxRunOutput,
+  journalsItself: true,
   wording: runResultText,
   maxResultChars: MAX_RESULT_CHARS,
   annotations: {
