@@ -21,6 +21,7 @@ import { CATALOG } from "../lib/server/catalog.ts";
 import type { RunningServer } from "../lib/server/server.ts";
 import { sha256Hex } from "../lib/util/ids.ts";
 import { parseJournal } from "../lib/journal/reading.ts";
+import { Journal } from "../lib/journal/journal.ts";
 import type { JournalEntry } from "../lib/journal/entries.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -313,3 +314,50 @@ Deno.test(
       );
     }),
 );
+
+Deno.test("lines are written in the order queued, and the file rotates before it passes its size", async () => {
+  const directory = await Deno.makeTempDir({ prefix: "tmux-mcp-journal-" });
+  try {
+    const said: string[] = [];
+    const journal = new Journal({
+      directory: `${directory}/tmux-mcp`,
+      keepScripts: false,
+      report: (message) => said.push(message),
+      rotateBytes: 1000,
+    });
+    await journal.open();
+    const entry = (n: number): JournalEntry => ({
+      v: 1,
+      time: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+      server_pid: 1,
+      server_generation: "g".repeat(32),
+      tool: "send_keys",
+      socket: "/s",
+      pane_id: `%${n}`,
+      enrollment_generation: null,
+      input: { field: "keys", bytes: 1, sha256: "a".repeat(64) },
+      outcome: { ok: true },
+      duration_ms: n,
+    });
+    // The first entry is still being made when the second is ready: it is written first anyway.
+    let release = () => {};
+    const late = new Promise<void>((resolve) => release = resolve).then(() => entry(1));
+    journal.record(late);
+    journal.record(entry(2));
+    release();
+    for (let n = 3; n <= 10; n++) journal.record(entry(n));
+    await journal.close();
+    const files = [`${directory}/tmux-mcp/journal.1.jsonl`, `${directory}/tmux-mcp/journal.jsonl`];
+    const sizes = await Promise.all(files.map(async (file) => (await Deno.stat(file)).size));
+    assert.ok(sizes.every((size) => size <= 1000), `${sizes}`);
+    const kept = (await Promise.all(files.map((file) => Deno.readTextFile(file))))
+      .flatMap((text) => parseJournal(text).entries.map((line) => line.duration_ms));
+    // Each line is about 300 bytes: three fit, the fourth moves them to journal.1.jsonl.
+    assert.deepEqual(kept, [7, 8, 9, 10]);
+    assert.equal((await Deno.stat(files[1])).mode! & 0o777, 0o600);
+    assert.deepEqual(journal.status().entries_written, 10);
+    assert.deepEqual(said, []);
+  } finally {
+    await Deno.remove(directory, { recursive: true });
+  }
+});
