@@ -1,6 +1,6 @@
 // The command-line entry: the MCP server on stdio by default, plus the commands a person types
-// (enroll, leave, demo, smoke). It only parses and dispatches; subcommands are imported lazily,
-// so `enroll` and `leave`, typed in a pane, start without loading the server.
+// (enroll, leave, demo, smoke, skill). It only parses and dispatches; subcommands are imported
+// lazily, so `enroll` and `leave`, typed in a pane, start without loading the server.
 import { parseCommandLine, UsageError } from "./lib/server/config.ts";
 import { VERSION } from "./lib/util/version.ts";
 
@@ -14,6 +14,8 @@ usage: tmux-mcp [options]            serve MCP on stdin/stdout
        tmux-mcp demo                 show tmux_run end to end in a private tmux server
        tmux-mcp smoke [--script S]   CI smoke check: one JSON line, exit 0 if S exited 0
                                      (both honour --tmux and --run-timeout)
+       tmux-mcp skill                print the skill for agents (SKILL.md), for clients
+                                     that load skills from a folder
        tmux-mcp journal [--pane %N] [--since 1h] [--json]
                                      what servers did in panes and on tmux (the last 50)
        tmux-mcp journal show RUN_ID  one tmux_run's entry, and its script when kept
@@ -64,6 +66,9 @@ async function main(args: string[]): Promise<number> {
   }
   if (parsed.command === "journal") {
     return await (await import("./lib/cli/journal.ts")).runJournal(parsed);
+  }
+  if (parsed.command === "skill") {
+    return await (await import("./lib/cli/skill.ts")).printSkill();
   }
   if (parsed.command === "smoke") {
     return await (await import("./lib/cli/smoke.ts")).runSmoke(parsed.config, parsed.script);

@@ -17,9 +17,21 @@ Deno.test("with no tools selected, resources read tmux and prompts answer", () =
     withGeneral(lab, { env: NO_TOOLS }, async (s) => {
       assert.deepEqual((await s.client.listTools()).tools, []);
       const listed = await s.client.listResources();
-      assert.deepEqual(listed.resources.map((r: { uri: string }) => r.uri), ["tmux://sessions"]);
+      // Beside tmux's, the skill for agents (tests/skills_test.ts reads it).
+      assert.deepEqual(listed.resources.map((r: { uri: string }) => r.uri), [
+        "tmux://sessions",
+        "skill://tmux-mcp/SKILL.md",
+      ]);
       const templates = await s.client.listResourceTemplates();
-      assert.equal(templates.resourceTemplates.length, 3);
+      assert.deepEqual(
+        templates.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate),
+        [
+          "tmux://sessions/{session}/windows",
+          "tmux://panes/{pane_id}",
+          "tmux://panes/{pane_id}/content",
+          "skill://{+path}",
+        ],
+      );
       const sessions = await s.client.readResource({ uri: "tmux://sessions" });
       const data = JSON.parse(textOf(sessions.contents[0]));
       assert.deepEqual(data.sessions.map((x: { session_id: string }) => x.session_id), ["$0"]);

@@ -2,6 +2,8 @@
 // (the SDK v2 client, and the 1.32.2 client of the 2025-era line for one interop test).
 export { Client, InMemoryTransport } from "npm:@modelcontextprotocol/client@2.4.0";
 export { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/stdio";
+// The host side of the Skills extension: lists, gets and reads a skill, verifying each file.
+export { SkillsClient } from "npm:@modelcontextprotocol/client@2.4.0/ext/skills";
 export { Client as V1Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 export { StdioClientTransport as V1StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 // The reference JSON Schema validator: tests check every result with it.

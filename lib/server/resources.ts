@@ -4,6 +4,7 @@
 // matching tool can never disagree.
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type Server } from "../deps.ts";
 import { registerPrompts } from "./prompts.ts";
+import type { SkillResourceHandlers } from "./skills.ts";
 import type { ServerContext, ToolDefinition } from "../tools/context.ts";
 import { getPaneInfoTool, listSessionsTool, listWindowsTool } from "../tools/listing.ts";
 import { capturePaneTool } from "../tools/screen.ts";
@@ -45,14 +46,22 @@ function textOf(data: unknown): string | null {
   return typeof data.text === "string" ? data.text : null;
 }
 
-export function registerResourcesAndPrompts(mcp: Server, context: ServerContext): void {
-  mcp.setRequestHandler("resources/list", () => ({
+/**
+ * The tmux views, and the skill's file (`skills`, lib/server/skills.ts) beside them: the Skills
+ * extension's skill:// template is listed and read through these same handlers.
+ */
+export function registerResourcesAndPrompts(
+  mcp: Server,
+  context: ServerContext,
+  skills: SkillResourceHandlers,
+): void {
+  mcp.setRequestHandler("resources/list", async (_request, ctx) => ({
     resources: [{
       uri: "tmux://sessions",
       name: "sessions",
       description: "The sessions on the bound tmux server, read when requested",
       mimeType: "application/json",
-    }],
+    }, ...await skills.list(ctx)],
   }));
   mcp.setRequestHandler("resources/templates/list", () => ({
     resourceTemplates: [
@@ -74,10 +83,13 @@ export function registerResourcesAndPrompts(mcp: Server, context: ServerContext)
         description: "The text a pane shows, bounded; untrusted output from other programs",
         mimeType: "text/plain",
       },
+      skills.template,
     ],
   }));
   mcp.setRequestHandler("resources/read", async (request, ctx) => {
     const { uri } = request.params;
+    const skillFile = skills.read(uri, ctx);
+    if (skillFile) return await skillFile;
     const view = viewFor(uri);
     if (!view) {
       throw new ResourceNotFoundError(

@@ -27,6 +27,8 @@ import { helperPerlMissing } from "../cli/prerequisites.ts";
 import { randomHex } from "../util/ids.ts";
 import { isJsonObject } from "../util/json_object.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
+import { attachSkills, loadSkills } from "./skills.ts";
+import type { SkillsExtension } from "../deps.ts";
 import { inputProblems, isValid } from "../mcp/schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
 import type { RunHooks } from "../run/run_machine.ts";
@@ -128,6 +130,9 @@ export async function startServer(
   if (config.enrollPanes.length && !enabledTools.has("tmux_run")) {
     throw new UsageError("--enroll-pane needs --enable-tool tmux_run");
   }
+  // The skill for agents (lib/server/skills.ts), served on every connection whatever the tools;
+  // built before anything is opened, so a SKILL.md the SDK refuses leaves nothing behind.
+  const skills = await loadSkills();
   const tmux: TmuxClient = {
     bin: config.tmuxBin,
     socket: config.socket,
@@ -246,7 +251,7 @@ export async function startServer(
       },
       instructions: INSTRUCTIONS,
     });
-    registerHandlers(instance, context, tasks);
+    registerHandlers(instance, context, tasks, skills);
     if (offersTasks) registerTaskMethods(instance, tasks);
     instances.add(instance);
     instance.onclose = () => instances.delete(instance);
@@ -305,12 +310,17 @@ function advertised(tool: ToolDefinition): Tool {
 }
 
 /**
- * Answers tools/list and tools/call (and resources and prompts) from `context`. A tools/call
- * of a TASK_TOOLS tool that asks for a task (lib/mcp/tasks/task_methods.ts) is answered at once
- * with the task; its run goes through the same pipeline with the task's own signal.
+ * Answers tools/list and tools/call (and resources, prompts and the skill) from `context`. A
+ * tools/call of a TASK_TOOLS tool that asks for a task (lib/mcp/tasks/task_methods.ts) is answered
+ * at once with the task; its run goes through the same pipeline with the task's own signal.
  */
-function registerHandlers(mcp: Server, context: ServerContext, tasks: TaskStore): void {
-  registerResourcesAndPrompts(mcp, context);
+function registerHandlers(
+  mcp: Server,
+  context: ServerContext,
+  tasks: TaskStore,
+  skills: SkillsExtension,
+): void {
+  registerResourcesAndPrompts(mcp, context, attachSkills(skills, mcp));
   const tools = CATALOG.filter((tool) => context.enabledTools.has(tool.name)).map(advertised);
   const byName = new Map(CATALOG.map((tool) => [tool.name, tool]));
   mcp.setRequestHandler("tools/list", () => ({ tools }));
