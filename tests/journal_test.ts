@@ -361,3 +361,58 @@ Deno.test("lines are written in the order queued, and the file rotates before it
     await Deno.remove(directory, { recursive: true });
   }
 });
+
+Deno.test("a line cut short by a full disk is skipped by the reader, and the next starts on its own line", async () => {
+  // A real short write: a 16 KiB tmpfs whose journal fills most of one page and whose other pages
+  // are taken, so a line's first bytes fit in that page and the rest finds no room.
+  const directory = await Deno.makeTempDir({ prefix: "tmux-mcp-journal-" });
+  await mount("-t", "tmpfs", "-o", "size=16k,mode=0700", "tmpfs", directory);
+  try {
+    const entry = (n: number, pad = ""): JournalEntry => ({
+      v: 1,
+      time: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+      server_pid: 1,
+      server_generation: "g".repeat(32),
+      tool: "set_pane_title",
+      socket: "/s",
+      pane_id: "%1",
+      enrollment_generation: null,
+      ...(pad && { arguments: { title: pad } }),
+      outcome: { ok: true },
+      duration_ms: n,
+    });
+    const first = `${JSON.stringify(entry(1, "x".repeat(3600)))}\n`;
+    await Deno.mkdir(`${directory}/tmux-mcp`, { mode: 0o700 });
+    await Deno.writeTextFile(`${directory}/tmux-mcp/journal.jsonl`, first, { mode: 0o600 });
+    const fill = await Deno.open(`${directory}/fill`, { write: true, create: true });
+    await assert.rejects(async () => {
+      while (true) await fill.write(new Uint8Array(4096));
+    });
+    fill.close();
+    const said: string[] = [];
+    const journal = new Journal({
+      directory: `${directory}/tmux-mcp`,
+      keepScripts: false,
+      report: (message) => said.push(message),
+    });
+    await journal.open();
+    journal.record(entry(2, "y".repeat(1000)));
+    await journal.flush();
+    const size = (await Deno.stat(`${directory}/tmux-mcp/journal.jsonl`)).size;
+    assert.ok(size > first.length && size < first.length + 1000, `not cut short: ${size}`);
+    assert.equal(journal.status().state, "failing");
+    assert.match(said.join("\n"), /could not be written \(a short write\)/);
+    await Deno.remove(`${directory}/fill`);
+    journal.record(entry(3));
+    await journal.close();
+    const text = await Deno.readTextFile(`${directory}/tmux-mcp/journal.jsonl`);
+    const { entries, skipped } = parseJournal(text);
+    assert.deepEqual(entries.map((line) => line.duration_ms), [1, 3]);
+    assert.equal(skipped, 1);
+    assert.deepEqual(journal.status().entries_lost, 1);
+  } finally {
+    const output = await new Deno.Command("umount", { args: [directory] }).output();
+    await Deno.remove(directory, { recursive: true });
+    assert.equal(output.code, 0, "the tmpfs could not be unmounted");
+  }
+});

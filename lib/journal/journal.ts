@@ -71,6 +71,14 @@ function codeOf(error: unknown): string {
   return error instanceof Error ? error.name : "error";
 }
 
+/** `line` on a line of its own, after the part of one a short write left. */
+function afterNewline(line: Uint8Array): Uint8Array {
+  const bytes = new Uint8Array(line.length + 1);
+  bytes[0] = 0x0a;
+  bytes.set(line, 1);
+  return bytes;
+}
+
 export class Journal {
   readonly keepsScripts: boolean;
   readonly path: string | null;
@@ -184,12 +192,13 @@ export class Journal {
     let file = await this.#handle();
     const size = (await file.stat()).size;
     if (size > 0 && size + line.length > this.#rotateBytes) file = await this.#rotate();
-    const bytes = this.#torn ? new Uint8Array([0x0a, ...line]) : line;
+    const bytes = this.#torn ? afterNewline(line) : line;
     const wrote = await file.write(bytes);
     this.#torn = wrote !== bytes.length;
     if (this.#torn) {
+      // The rest is never written: a second write could land after another server's line.
       throw Object.assign(new Error(`a line was cut short after ${wrote} bytes`), {
-        code: "ENOSPC",
+        code: "a short write",
       });
     }
   }
