@@ -119,6 +119,14 @@ export class Enrollments {
     return this.#invitations.panes();
   }
 
+  /**
+   * Removes at once the files outside the private directory, the setup files people were given:
+   * a shutdown's first step, as a client may SIGKILL the server while close still stops runs.
+   */
+  removeFilesNow(): void {
+    this.#invitations.removeFilesNow();
+  }
+
   async close(): Promise<void> {
     for (const presentation of this.#presented.values()) presentation.contest.abort();
     await this.runs.close();

@@ -3,7 +3,7 @@
 // asks the kernel). It lives for the enrollment lifetime and is withdrawn — both files removed —
 // when it expires, is used, or is refused, so a setup file never enrolls twice.
 import { randomHex } from "../util/ids.ts";
-import { removeIfSame, writeExclusive, type WrittenFile } from "./rendezvous.ts";
+import { removeIfSame, removeIfSameNow, writeExclusive, type WrittenFile } from "./rendezvous.ts";
 
 export type Invitation = {
   token: string;
@@ -74,5 +74,10 @@ export class Invitations {
 
   async close(): Promise<void> {
     for (const token of [...this.#byToken.keys()]) await this.withdraw(token);
+  }
+
+  /** Removes every setup file at once, before anything else of a shutdown (close still runs). */
+  removeFilesNow(): void {
+    for (const invitation of this.#byToken.values()) removeIfSameNow(invitation.setupFile);
   }
 }

@@ -196,6 +196,22 @@ export async function writeExclusive(path: string, content: string): Promise<Wri
  * is what makes the comparison sound: a file we no longer hold could see its inode number
  * reused by a replacement.
  */
+/**
+ * `removeIfSame` at once, for a server told to stop that may be killed any moment (a client's
+ * SIGKILL 20 ms after its SIGTERM): the handle stays open for `removeIfSame` to close later.
+ */
+export function removeIfSameNow(file: WrittenFile): void {
+  try {
+    const ours = file.handle.statSync();
+    const there = Deno.lstatSync(file.path);
+    if (ours.nlink !== 0 && there.ino === ours.ino && there.dev === ours.dev) {
+      Deno.removeSync(file.path);
+    }
+  } catch {
+    // Already gone, or replaced by someone else: not ours to remove.
+  }
+}
+
 export async function removeIfSame(file: WrittenFile): Promise<void> {
   try {
     const ours = await file.handle.stat();

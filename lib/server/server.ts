@@ -96,7 +96,15 @@ export type StartOptions = {
   hooks?: RunHooks;
   /** $TMUX/$TMUX_PANE as the server should see them; unset reads this process's own. */
   caller?: Caller;
+  /**
+   * Aborted when the process is told to stop (a signal), perhaps before startServer returns:
+   * the files it made go at once (`removeFilesNow`), and a start not yet done ends early.
+   */
+  stopping?: AbortSignal;
 };
+
+/** What startServer throws when told to stop before it was done: not a failure to report. */
+export class StoppedWhileStarting extends Error {}
 
 /** The tools a client may run as a task (tools/call with a task request): the long ones. */
 const TASK_TOOLS: ReadonlySet<string> = new Set(["tmux_run"]);
@@ -157,7 +165,17 @@ export async function startServer(
       report: (message) => console.error(`tmux-mcp: ${message}`),
     });
   await journal.open();
+  // What the server made on disk for its life (the private directory, the setup files) goes at
+  // once, synchronously: close's first step, and a signal's (`stopping`), as a client may SIGKILL
+  // the server 20 ms after its SIGTERM (GitHub Copilot CLI does), long before close is done.
+  const removeFilesNow = () => {
+    enrollments?.removeFilesNow();
+    tempFiles.removeNow();
+  };
+  const stopping = options.stopping;
+  stopping?.addEventListener("abort", removeFilesNow, { once: true });
   const close = async () => {
+    removeFilesNow();
     closing.abort();
     await Promise.all([enrollments?.close(), tasks.close()]);
     await closeControlConnections();
@@ -169,6 +187,10 @@ export async function startServer(
     directoryError = error;
     return null;
   });
+  if (stopping?.aborted) {
+    await close();
+    throw new StoppedWhileStarting();
+  }
   if (enabledTools.has("tmux_run") && !directory) {
     await close();
     throw new StartupError(
@@ -189,6 +211,7 @@ export async function startServer(
       });
       await enrollments.open();
       for (const { paneId, file } of config.enrollPanes) {
+        if (stopping?.aborted) throw new StoppedWhileStarting();
         const pane = await runTmux(tmux, ["display-message", "-p", "-t", paneId, "#{pane_id}"]);
         if (pane.code !== 0 || pane.stdout.trim() !== paneId) {
           throw new StartupError("an --enroll-pane pane does not exist on this tmux server");
@@ -203,6 +226,7 @@ export async function startServer(
       }
     } catch (error) {
       await close();
+      if (stopping?.aborted) throw new StoppedWhileStarting();
       if (error instanceof StartupError) throw error;
       throw new StartupError(
         `the private enrollment files could not be made in ${directory.path}` +
@@ -257,6 +281,10 @@ export async function startServer(
     instance.onclose = () => instances.delete(instance);
     return instance;
   };
+  if (stopping?.aborted) {
+    await close();
+    throw new StoppedWhileStarting();
+  }
   return { mcpServer, context, close };
 }
 
@@ -461,7 +489,35 @@ function toolExtra(ctx: McpRequestContext): ToolExtra {
 
 /** The server as a process: MCP on stdio, one stderr line at startup, cleanup on exit. */
 export async function serveStdio(config: Config): Promise<void> {
-  const server = await startServer(config);
+  // Shutdown removes the files first (removeFilesNow), then stops every in-flight script's group
+  // and answers its call (lib/run/enrollment.ts close), and waits (a bounded time, for a client
+  // that stopped reading) until those answers are written; the exit status is 0 on EOF and 128+n
+  // on signal n. The signals are heard from before the server starts: one that came while it
+  // started (a client giving up at once) ends it as well, never as exit 1 (a crash to a client).
+  const stopping = new AbortController();
+  let transport: StdioLineTransport | null = null;
+  let closing: Promise<void> | null = null;
+  const started = startServer(config, { stopping: stopping.signal });
+  const shutdown = (status: number) =>
+    closing ??= (async () => {
+      stopping.abort();
+      const server = await started.catch(() => null);
+      await server?.close();
+      if (transport) await Promise.race([transport.written(), delay(ANSWERS_WRITTEN_MS)]);
+    })().finally(() => Deno.exit(status));
+  const signals: [Deno.Signal, number][] = [["SIGHUP", 1], ["SIGINT", 2], ["SIGTERM", 15]];
+  for (const [signal, number] of signals) {
+    Deno.addSignalListener(signal, () => shutdown(128 + number));
+  }
+  let server: RunningServer;
+  try {
+    server = await started;
+  } catch (error) {
+    // Told to stop while starting: shutdown exits with the signal's status.
+    if (error instanceof StoppedWhileStarting || stopping.signal.aborted) return await closing!;
+    throw error;
+  }
+  if (stopping.signal.aborted) return await closing!;
   const { context } = server;
   // One line: the binding, the tools, and (with tmux_run on tmux 3.3+) the enroll line to copy.
   const enroll = context.enrollCommand
@@ -474,20 +530,8 @@ export async function serveStdio(config: Config): Promise<void> {
   );
   const noPerl = context.enrollments ? await helperPerlMissing() : null;
   if (noPerl) console.error(`tmux-mcp: ${noPerl}`);
-  // Shutdown stops every in-flight script's group and answers its call (lib/run/enrollment.ts
-  // close), then removes the files and waits (a bounded time, for a client that stopped reading)
-  // until those answers are written; the exit status is 0 on EOF and 128+n on signal n.
-  let closing: Promise<void> | null = null;
   // A request too long to read whose id is unreadable leaves its client waiting: end visibly.
-  const transport = new StdioLineTransport({ onUnanswerable: () => shutdown(1) });
-  const shutdown = (status: number) =>
-    closing ??= server.close()
-      .then(() => Promise.race([transport.written(), delay(ANSWERS_WRITTEN_MS)]))
-      .then(() => Deno.exit(status));
-  const signals: [Deno.Signal, number][] = [["SIGHUP", 1], ["SIGINT", 2], ["SIGTERM", 15]];
-  for (const [signal, number] of signals) {
-    Deno.addSignalListener(signal, () => shutdown(128 + number));
-  }
+  transport = new StdioLineTransport({ onUnanswerable: () => shutdown(1) });
   // The client closing our stdin is the ordinary way an MCP stdio session ends.
   process.stdin.on("end", () => shutdown(0));
   serveEitherEra(server.mcpServer, { transport });

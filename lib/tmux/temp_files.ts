@@ -164,6 +164,8 @@ export class TempFiles {
   #free: string[] = [];
   #made = 0;
   #closed = false;
+  /** The directory's path once made, for `removeNow`, which cannot wait for `#opened`. */
+  #path: string | null = null;
 
   constructor(make: () => Promise<TempPlace>) {
     this.#make = make;
@@ -186,6 +188,9 @@ export class TempFiles {
           problemOf(error),
         );
       });
+      this.#path = place.path;
+      // Made while the server was told to stop: removed here, as removeNow came too early.
+      if (this.#closed) this.removeNow();
       return { place, inMemory: await inMemory(place.path) };
     })();
     const opened = this.#opened;
@@ -261,6 +266,21 @@ export class TempFiles {
       return null;
     } catch (error) {
       return error instanceof TempDirectoryError ? error : null;
+    }
+  }
+
+  /**
+   * Removes the directory and everything in it at once, synchronously: a shutdown's first step,
+   * since a client may SIGKILL the server 20 ms after its SIGTERM (GitHub Copilot CLI does).
+   * Nothing is lent afterwards; a directory still being made is removed once it is.
+   */
+  removeNow(): void {
+    this.#closed = true;
+    if (this.#path === null) return;
+    try {
+      Deno.removeSync(this.#path, { recursive: true });
+    } catch {
+      // Gone already.
     }
   }
 
