@@ -6,6 +6,7 @@
 // deno, answers an MCP handshake and lists its tools. Identical command lines start once.
 import assert from "node:assert/strict";
 import { denoTrustEnvironment } from "../lib/cli/private_lab.ts";
+import { testStateHome } from "./harness.ts";
 import { randomHex } from "../lib/util/ids.ts";
 
 const ROOT = new URL("../", import.meta.url);
@@ -172,6 +173,7 @@ async function listsTools(launch: Launch): Promise<void> {
     env: {
       PATH,
       HOME: Deno.env.get("HOME") ?? "/",
+      XDG_STATE_HOME: testStateHome(),
       ...denoTrustEnvironment(),
       ...(extraCa ? { NODE_EXTRA_CA_CERTS: extraCa } : {}),
       ...launch.env,

@@ -301,15 +301,29 @@ export async function waitUntilRunning(lab: Lab, command: string): Promise<void>
 
 /**
  * The environment MCP clients start servers with: PATH and HOME only, plus the certificate
- * trust a cold Deno cache needs to reach the registry, plus `env`.
+ * trust a cold Deno cache needs to reach the registry, plus `env`. HOME stays the real one (Deno
+ * finds its cache there), so the servers' journals go to a state directory of this test process
+ * (testStateHome), never into the person's ~/.local/state.
  */
 export function clientEnvironment(env: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: Deno.env.get("HOME") ?? "/",
+    XDG_STATE_HOME: testStateHome(),
     ...denoTrustEnvironment(),
     ...env,
   };
+}
+
+let stateHome: string | null = null;
+/** One private state directory for this test process's servers, removed when it exits. */
+export function testStateHome(): string {
+  if (stateHome === null) {
+    const made = Deno.makeTempDirSync({ prefix: "tmux-mcp-test-state-" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(made, { recursive: true }));
+    stateHome = made;
+  }
+  return stateHome;
 }
 
 /** Runs this Deno with `args` in the environment MCP clients give a server, plus `env`. */

@@ -132,6 +132,8 @@ async function withSshClient(
       lab.tmux.bin,
       "--enable-tool",
       "tmux_run",
+      // sshd gives the server root's real HOME: its journal would outlive the test.
+      "--no-journal",
     ],
     env: clientEnvironment(),
     stderr: "pipe",
