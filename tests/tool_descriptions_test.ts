@@ -92,3 +92,33 @@ Deno.test("tmux_capabilities says which generation goes into target.generation",
   assert.match(String(tool?.description), /top-level generation as target\.generation/);
   assert.match(String(tool?.description), /enrollment_generation is not it/);
 });
+
+// The rules the server's instructions give once are also where an agent uses them: some clients
+// never give the model the instructions (Copilot CLI sent them in 0 of 11 requests, issue 27).
+Deno.test("the failure shape, id forms, retries and output size are said at the point of use", () => {
+  const byName = new Map(CATALOG.map((tool) => [tool.name, tool]));
+  assert.match(
+    String(byName.get("tmux_capabilities")?.description),
+    /\{ok: false, error: \{code, message, delivery\}\}: delivery not_sent .* possibly_sent/,
+  );
+  for (const name of ["send_keys", "paste_text", "run_command"]) {
+    assert.match(
+      String(byName.get(name)?.description),
+      /possibly_sent .*look before retrying/,
+      name,
+    );
+  }
+  assert.match(String(byName.get("tmux_run")?.description), /keep output under 10 KB \(tail -c/);
+  const forms: Record<string, RegExp> = {
+    pane_id: /^%N from list_panes/,
+    window_id: /^@N from list_windows/,
+    session_id: /^\$N from list_sessions/,
+  };
+  for (const tool of GENERAL) {
+    for (const { name, schema } of properties(tool.inputSchema)) {
+      if (forms[name]) {
+        assert.match(String(schema.description), forms[name], `${tool.name}.${name}`);
+      }
+    }
+  }
+});

@@ -310,10 +310,13 @@ const INSTRUCTIONS =
   "what was used.";
 
 /**
- * How many levels of `properties`/`items` an advertised output's `data` keeps: its fields, theirs
- * (a list's rows) and the rows' fields (lib/mcp/advertised.ts).
+ * How many levels of `properties`/`items` an advertised output's `data` keeps: its fields and
+ * theirs (a list's rows), not the rows' fields (lib/mcp/advertised.ts). No client gives the model
+ * an outputSchema (issue 27), so the 1.8 KB the third level cost went to the rules the
+ * descriptions now say at their point of use; the server still holds every result to the full
+ * schema (tests/harness.ts).
  */
-const ADVERTISED_OUTPUT_DEPTH = 3;
+const ADVERTISED_OUTPUT_DEPTH = 2;
 
 /**
  * The tool as tools/list advertises it: a contract's schemas as they are, the general tools'

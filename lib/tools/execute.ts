@@ -89,7 +89,8 @@ export const sendKeysTool = defineTool({
     "Up M-Left F5 (a word that is none, e.g. Ctrl-C, is refused); enter: true presses Enter " +
     "after. For TUIs, REPLs and prompts; for a command's exit status use run_command, for a " +
     "block of text paste_text. Returns a cursor for wait_for_text, which reads up to " +
-    `${LOOK_HISTORY_LINES} history lines back.`,
+    `${LOOK_HISTORY_LINES} history lines back. A failure with delivery possibly_sent may ` +
+    "have typed some keys: look before retrying.",
   inputSchema: SEND_KEYS_INPUT,
   outputSchema: TYPED_OUTPUT,
   annotations: PROGRAM_INPUT,
@@ -131,7 +132,8 @@ export const pasteTextTool = defineTool({
     "Paste a block of text into a pane through a tmux buffer, bracketed when the program " +
     "asked for it, so it is taken as one paste; nothing presses Enter. Returns a cursor for " +
     `wait_for_text, which reads up to ${LOOK_HISTORY_LINES} history lines back. For ` +
-    "keystrokes use send_keys.",
+    "keystrokes use send_keys. A failure with delivery possibly_sent may have pasted: look " +
+    "before retrying.",
   inputSchema: PASTE_TEXT_INPUT,
   outputSchema: TYPED_OUTPUT,
   annotations: PROGRAM_INPUT,

@@ -339,6 +339,7 @@ export function runCommandToolWith(afterTyping: AfterTyping): ToolDefinition {
       "export do not persist. Refused, nothing typed, when another program is in the " +
       "foreground, an earlier run_command has not ended or text sits at the prompt. A longer " +
       "timeout is clamped; on timeout the command may still run: wait_for_command waits again. " +
+      "A failure with delivery possibly_sent may have typed it: look before retrying. " +
       "For a TUI or REPL use send_keys; in an enrolled pane prefer tmux_run.",
     inputSchema: RUN_COMMAND_INPUT,
     outputSchema: RUN_COMMAND_OUTPUT,

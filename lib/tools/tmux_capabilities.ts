@@ -178,7 +178,9 @@ export const tmuxCapabilitiesTool = defineTool({
     "tmux version, enabled tools, limits, enrolled panes, enroll_command (the line a person " +
     "types in a zsh pane to lend it: relay it, never type it yourself) and the last 16 " +
     "tmux_run outcomes, where a cancelled or timed-out run's result is read. Call it before " +
-    "tmux_run; for all panes use list_panes.",
+    "tmux_run; for all panes use list_panes. Every tool answers {ok, data} or {ok: false, " +
+    "error: {code, message, delivery}}: delivery not_sent means nothing was done, " +
+    "possibly_sent that it may have been: look before retrying.",
   inputSchema: NO_ARGUMENTS,
   outputSchema: TMUX_CAPABILITIES_OUTPUT,
   annotations: {

@@ -73,8 +73,10 @@ export const tmuxRunTool: ToolDefinition = {
     '{kind: "pane", id: %N, generation}: target.generation is the top-level generation from ' +
     "tmux_capabilities (not enrollment_generation). script runs as /bin/sh -c, at most 65536 " +
     "UTF-8 bytes, no NUL. stdout_limit and stderr_limit are bytes kept per stream (default " +
-    "65536, max 262144): output over a limit fails the run (capacity) with no output, so " +
-    "raise it or write to a file. The run deadline (limits.run_deadline_seconds, 30 s; with a progress token " +
+    "65536, max 262144): output over a limit fails the run (capacity) with no output. " +
+    "Clients show 10-50 KB of a result inline (Codex and Copilot about 11 KB): keep output " +
+    "under 10 KB (tail -c 10000, or write it to a file and read parts). " +
+    "The run deadline (limits.run_deadline_seconds, 30 s; with a progress token " +
     "or as a task, run_deadline_with_progress_seconds, 10 minutes) covers waiting for the " +
     "prompt and the script. Background jobs must redirect their output (>file 2>&1) or the " +
     "run fails. It runs only at an idle, empty prompt, never types, closes stdin, inherits " +

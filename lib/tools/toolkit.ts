@@ -64,7 +64,8 @@ export function typedHandler<T>(
 
 // socket_name, the ids and cursors are described in full once, in the server's instructions
 // (lib/server/server.ts), since most tools take them: tools/list repeats a parameter's text for
-// each tool, so here each keeps a few words.
+// each tool, so here each keeps a few words, the form and where to get it (some clients never
+// give the model the instructions: Copilot CLI, issue 27).
 export const SOCKET_NAME = string({
   minLength: 1,
   maxLength: 100,
@@ -75,19 +76,19 @@ export const SOCKET_NAME = string({
 export const PANE_ID = string({
   pattern: "^%[0-9]+$",
   maxLength: 32,
-  description: "e.g. %3",
+  description: "%N from list_panes",
 });
 
 export const WINDOW_ID = string({
   pattern: "^@[0-9]+$",
   maxLength: 32,
-  description: "e.g. @2",
+  description: "@N from list_windows",
 });
 
 export const SESSION_ID = string({
   pattern: "^\\$[0-9]+$",
   maxLength: 32,
-  description: "e.g. $1",
+  description: "$N from list_sessions",
 });
 
 export const SESSION_NAME = string({
