@@ -374,7 +374,8 @@ async function controlCost(lab: PrivateLab, mcp: Mcp) {
   );
   return {
     connections: controlPids.length,
-    clientRssMiB: await memoryMiB(controlPids[0], "VmRSS"),
+    // Before tmux 3.7 the server opens no control connection (docs/tmux_versions.md).
+    clientRssMiB: controlPids.length > 0 ? await memoryMiB(controlPids[0], "VmRSS") : null,
     noConnection,
     silenced,
     watched,
@@ -462,7 +463,9 @@ function report(results: Results): void {
     "a wait_for_text watching the pane": c.watched,
   });
   console.log(
-    `${c.connections} control connections; one tmux -C client: ${c.clientRssMiB} MiB RSS`,
+    c.clientRssMiB === null
+      ? "no control connection (this tmux gets none)"
+      : `${c.connections} control connections; one tmux -C client: ${c.clientRssMiB} MiB RSS`,
   );
   console.log(
     `general calls, p50 as a ratio of one spawned tmux list-panes (${results.general.ms.spawned_list_panes.p50} ms): ` +
