@@ -2,6 +2,9 @@
 # Sourced through the one-line setup file the server writes, never typed by hand. It installs a
 # zle -F handler on a private channel and starts the helper, the shell's child that runs each
 # script and waits on it natively. Nothing else: no key bindings, hooks, traps or prompt changes.
+# After each run it shows one notice under the prompt (zle's message area, never the line or the
+# history) when the line is idle and empty, else drops it; `_tmux_mcp_quiet=1` set for the
+# `source` (what `tmux-mcp enroll --quiet` prints) turns the notices off.
 # A refusal prints one line, returns 1 and leaves the shell as it was.
 # Arguments: channel socket, invitation token, proof file, then the helper's command line.
 () {
@@ -57,9 +60,23 @@
     return 1
   fi
   typeset -g _tmux_mcp_channel_fd=$channel_fd _tmux_mcp_helper_fd=$helper_fd
+  typeset -gi _tmux_mcp_notices=$(( ! ${+_tmux_mcp_quiet} ))
+  unset _tmux_mcp_quiet
+
+  # Whether the line editor is idle and empty, as zsh 5.9 shows it to a widget. Not idle: a line
+  # or a continuation; keys read but not yet acted on ($KEYS: a prefix such as ESC waiting for the
+  # rest of its sequence, or the key of a completion that asks "do you wish to see all N
+  # possibilities?"); a digit argument waiting ($NUMERIC); a vi operator waiting for its motion
+  # (zsh sets $MARK to -1 while it reads one); a search or a menu selection.
+  function _tmux_mcp_idle {
+    [[ $CONTEXT == start && -z $BUFFER && -z $PREBUFFER && -z $KEYS ]] &&
+      (( ! (PENDING || KEYS_QUEUED_COUNT || ${+NUMERIC} || MARK < 0 || ISEARCHMATCH_ACTIVE) )) &&
+      [[ $LASTWIDGET != *(isearch|incremental-search|menu-select)* ]]
+  }
 
   # Called by ZLE only while it waits for keyboard input. Each request is one line
-  # "R <run_id> <token> <digest>"; it runs only at an idle, empty primary prompt.
+  # "R <run_id> <token> <digest>"; it runs only at an idle, empty primary prompt. A line
+  # "M <text>" is a finished run's notice: shown under the prompt then, else dropped.
   function _tmux_mcp_on_request {
     emulate -L zsh
     local line name
@@ -67,15 +84,14 @@
       _tmux_mcp_retire
       return 0
     fi
+    if [[ $line == "M "* ]]; then
+      # The server made the text safe; control characters are replaced here too.
+      (( _tmux_mcp_notices )) && _tmux_mcp_idle && zle -M -- "${${line[3,300]}//[[:cntrl:]]/?}"
+      return 0
+    fi
     local -a request=(${=line})
     [[ $request[1] == R && $#request == 4 ]] || return 0
-    # Not idle, as zsh 5.9 shows it to a widget: a line or a continuation; keys read but not yet
-    # acted on ($KEYS: a prefix such as ESC waiting for the rest of its sequence, or the key of a
-    # completion that asks "do you wish to see all N possibilities?"); a digit argument waiting
-    # ($NUMERIC); a vi operator waiting for its motion (zsh sets $MARK to -1 while it reads one).
-    if [[ $CONTEXT != start || -n $BUFFER || -n $PREBUFFER || -n $KEYS ]] ||
-      (( PENDING || KEYS_QUEUED_COUNT || ${+NUMERIC} || MARK < 0 || ISEARCHMATCH_ACTIVE )) ||
-      [[ $LASTWIDGET == *(isearch|incremental-search|menu-select)* ]]; then
+    if ! _tmux_mcp_idle; then
       print -u $1 -- "N $request[2] busy"
       return 0
     fi
@@ -94,9 +110,9 @@
   function _tmux_mcp_retire {
     zle -F $_tmux_mcp_channel_fd 2>/dev/null
     exec {_tmux_mcp_channel_fd}>&- {_tmux_mcp_helper_fd}>&-
-    unset _tmux_mcp_channel_fd _tmux_mcp_helper_fd
+    unset _tmux_mcp_channel_fd _tmux_mcp_helper_fd _tmux_mcp_notices
     zle -D _tmux_mcp_on_request 2>/dev/null
-    unfunction _tmux_mcp_on_request _tmux_mcp_retire
+    unfunction _tmux_mcp_on_request _tmux_mcp_idle _tmux_mcp_retire
   }
 
   # Retiring unloads zsh/net/socket when enrolling loaded it (the shell did not have it).

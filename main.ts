@@ -7,9 +7,11 @@ import { VERSION } from "./lib/util/version.ts";
 const USAGE = `tmux-mcp ${VERSION}: an MCP server for tmux (stdio)
 
 usage: tmux-mcp [options]            serve MCP on stdin/stdout
-       eval "$(tmux-mcp enroll [--server PID [--directory DIR]])"
+       eval "$(tmux-mcp enroll [--server PID [--directory DIR]] [--quiet])"
                                      lend this pane to a running server (its own
-                                     enroll line names both)
+                                     enroll line names both); after each run a
+                                     notice under the prompt says what ran, unless
+                                     --quiet
        eval "$(tmux-mcp leave)"      take this pane back
        tmux-mcp demo                 show tmux_run end to end in a private tmux server
        tmux-mcp smoke [--script S]   CI smoke check: one JSON line, exit 0 if S exited 0
@@ -55,7 +57,8 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   if (parsed.command === "enroll") {
-    return await (await import("./lib/cli/in_pane.ts")).runEnroll(parsed.server, parsed.directory);
+    const { runEnroll } = await import("./lib/cli/in_pane.ts");
+    return await runEnroll(parsed.server, parsed.directory, parsed.quiet);
   }
   if (parsed.command === "leave") {
     console.log((await import("./lib/cli/in_pane.ts")).leaveLine());

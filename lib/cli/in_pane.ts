@@ -113,13 +113,17 @@ async function askForInvitation(channel: string, paneId: string): Promise<string
  * `tmux-mcp enroll`: on stdout the line `eval` runs, on stderr one line when it refuses. A
  * refusal prints `false` for `eval` to run, so the `eval "$(tmux-mcp enroll)"` line fails too.
  */
-export async function runEnroll(serverPid?: string, directory?: string): Promise<number> {
-  const status = await enroll(serverPid, directory);
+export async function runEnroll(
+  serverPid?: string,
+  directory?: string,
+  quiet = false,
+): Promise<number> {
+  const status = await enroll(serverPid, directory, quiet);
   if (status !== 0) console.log("false");
   return status;
 }
 
-async function enroll(serverPid?: string, directory?: string): Promise<number> {
+async function enroll(serverPid?: string, directory?: string, quiet = false): Promise<number> {
   const tmux = Deno.env.get("TMUX");
   const paneId = Deno.env.get("TMUX_PANE");
   if (!tmux || !paneId) {
@@ -162,7 +166,8 @@ async function enroll(serverPid?: string, directory?: string): Promise<number> {
   const reply = await askForInvitation(servers[0].channel, paneId).catch(() => "");
   if (reply.startsWith("OK /")) {
     // `.`, not `source`: dash has only `.`, and the file itself tells a shell that is not zsh.
-    console.log(`. '${reply.slice(3)}'`);
+    // --quiet: the assignment lasts for the `.` only, and helper.sh reads it (no notices).
+    console.log(`${quiet ? "_tmux_mcp_quiet=1 " : ""}. '${reply.slice(3)}'`);
     return 0;
   }
   if (reply === "NO already-enrolled") {

@@ -96,15 +96,24 @@ export function denoTrustEnvironment(): Record<string, string> {
   return kept;
 }
 
+/**
+ * Waits until the pane's last line is the empty prompt; a tmux_run's notice shown under it
+ * (helper.sh, `zle -M`) is not a line of the pane's own.
+ */
 export function waitForPromptIn(
   tmuxCmd: (...args: string[]) => Promise<string>,
   pane: string,
 ): Promise<boolean> {
   return waitFor("the zsh prompt", async () => {
     const screen = await tmuxCmd("capture-pane", "-p", "-t", pane);
-    return screen.split("\n").filter((l) => l !== "").at(-1) === LAB_PROMPT.trimEnd();
+    const lines = screen.split("\n").filter((l) => l !== "");
+    if (lines.at(-1)?.startsWith(NOTICE_START)) lines.pop();
+    return lines.at(-1) === LAB_PROMPT.trimEnd();
   });
 }
+
+/** How a tmux_run notice under the prompt begins (lib/run/run_notice.ts). */
+export const NOTICE_START = "tmux-mcp: run ";
 
 export async function openLab(
   options: { prefix?: string; zshrc?: string; tmuxBin?: string } = {},

@@ -13,6 +13,7 @@ import { describeHalt, describeStop, stopGroup, type StopReport } from "./proces
 import { failurePayload, type Receipt, RunFailure } from "./run_outcome.ts";
 import { type EncodedOutput, encodeOutput } from "./output_encoding.ts";
 import { RecentRuns } from "./recent_runs.ts";
+import { type NoticeOutcome, runNotice } from "./run_notice.ts";
 import type { Journal } from "../journal/journal.ts";
 import { type Outcome, runEntry } from "../journal/entries.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";
@@ -230,9 +231,13 @@ export async function runScript(run: Run): Promise<ToolPayload> {
     const completed = await run.slots.track(prepareAuthorizeExecute(run, seen));
     record.completed(completed.completion);
     journal({ ok: true }, completed.completion);
+    tellThePerson(run, { completion: completed.completion }, began);
     return success(completed);
   } catch (error) {
     record.failed(error);
+    if (error instanceof RunFailure && error.receipt) {
+      tellThePerson(run, { code: error.code }, began);
+    }
     journal(
       error instanceof RunFailure
         ? { ok: false, code: error.code, delivery: error.delivery }
@@ -243,6 +248,18 @@ export async function runScript(run: Run): Promise<ToolPayload> {
   } finally {
     retire(run);
   }
+}
+
+/**
+ * The notice under the person's prompt for a run that passed the guard (lib/run/run_notice.ts):
+ * one line on the shell's channel, which helper.sh shows with `zle -M` at an idle, empty prompt
+ * and drops otherwise, or always when the person enrolled with `--quiet`. Sent, never awaited: a
+ * shell that is gone just does not read it.
+ */
+function tellThePerson(run: Run, outcome: NoticeOutcome, began: number): void {
+  const script = new TextDecoder().decode(run.script);
+  const notice = runNotice(run.slot.runId, script, outcome, performance.now() - began);
+  run.shell.sendLine(`M ${notice}`).catch(() => {});
 }
 
 /** What a run learns on its way that only its journal line keeps. */

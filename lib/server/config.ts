@@ -50,6 +50,8 @@ export type ParsedCommandLine = {
   server?: string;
   /** `enroll --directory`: the server's private directory, as its own enroll line names it. */
   directory?: string;
+  /** `enroll --quiet`: no notice under the prompt after each run (helper.sh). */
+  quiet?: boolean;
   /** `journal`'s filters and form. */
   pane?: string;
   since?: string;
@@ -72,6 +74,7 @@ const OPTIONS = {
   script: { type: "string" },
   server: { type: "string" },
   directory: { type: "string" },
+  quiet: { type: "boolean" },
   "no-journal": { type: "boolean" },
   "journal-scripts": { type: "boolean" },
   pane: { type: "string" },
@@ -217,6 +220,7 @@ export function parseCommandLine(
     script: values.script,
     server: values.server,
     directory: values.directory,
+    quiet: values.quiet,
     pane: values.pane,
     since: values.since,
     json: values.json,
