@@ -2,7 +2,8 @@
 // the prompt, shown only at an idle, empty prompt and otherwise dropped, never written into the
 // command line, the history or the cursor's line; `--quiet` at enrollment turns it off. The
 // line and the history are read by a widget of the person's own (^X d), before and after, and
-// compared byte for byte.
+// compared byte for byte, with powerlevel9k's hooks and widgets loaded when the system has the
+// theme (its prompt is put back to the lab's afterwards, for the harness to find).
 import assert from "node:assert/strict";
 import { ENROLL, type Lab, typeInto, waitFor, withLab, withServer } from "./harness.ts";
 
@@ -20,12 +21,23 @@ _dump() {
     print -r -- "dump $(( ++_dumps ))"
     print -r -- "BUFFER=$BUFFER"
     print -r -- "CURSOR=$CURSOR"
+    print -r -- "powerlevel9k=\${+functions[powerlevel9k_prepare_prompts]}"
     for k in \${(on)\${(k)history}}; do print -r -- "$k $history[$k]"; done
   } > $ZDOTDIR/dump.new && command mv $ZDOTDIR/dump.new $ZDOTDIR/dump
 }
 zle -N _dump
 bindkey '^Xd' _dump
 `;
+
+const POWERLEVEL9K = "/usr/share/powerlevel9k/powerlevel9k.zsh-theme";
+
+/** powerlevel9k when installed: its precmd, preexec and keymap widget run, its prompt does not. */
+const THEME = await Deno.stat(POWERLEVEL9K).then(
+  () =>
+    `source ${POWERLEVEL9K}\n_lab_prompt() { PROMPT='lab# '; RPROMPT=''; }\n` +
+    "add-zsh-hook precmd _lab_prompt\n",
+  () => "",
+);
 
 let dumps = 0;
 
@@ -59,6 +71,7 @@ Deno.test(
         await waitFor("the command's output", async () => (await screen(lab)).includes("before"));
         const before = await dump(lab);
         assert.match(before, /echo before/);
+        assert.match(before, THEME ? /powerlevel9k=1/ : /powerlevel9k=0/);
         const result = await s.run("echo hi\nexit 3");
         assert.equal(result.ok, true, JSON.stringify(result));
         const runId = result.data.authorization.run_id.slice(0, 8);
@@ -78,7 +91,7 @@ Deno.test(
         assert.equal(lines.filter((line) => line.startsWith(NOTICE_START)).length, 1);
         assert.equal(await dump(lab), before);
       });
-    }, DUMP_WIDGET),
+    }, DUMP_WIDGET + THEME),
 );
 
 Deno.test(
