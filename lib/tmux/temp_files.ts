@@ -10,6 +10,7 @@
 // A directory that is full or read-only is a refusal naming which directory and what to do.
 import { refusal } from "../mcp/tool_result.ts";
 import type { Refusal } from "./targets.ts";
+import { type DirectoryGuard, guardDirectory } from "../util/directory_guard.ts";
 
 /**
  * A directory, how a person knows it ("under TMPDIR": errors never echo a path) and the
@@ -166,6 +167,8 @@ export class TempFiles {
   #closed = false;
   /** The directory's path once made, for `removeNow`, which cannot wait for `#opened`. */
   #path: string | null = null;
+  /** Removes the directory when this process ends without removing it (a SIGKILL). */
+  #guard: DirectoryGuard | null = null;
 
   constructor(make: () => Promise<TempPlace>) {
     this.#make = make;
@@ -189,6 +192,7 @@ export class TempFiles {
         );
       });
       this.#path = place.path;
+      this.#guard = guardDirectory(place.path);
       // Made while the server was told to stop: removed here, as removeNow came too early.
       if (this.#closed) this.removeNow();
       return { place, inMemory: await inMemory(place.path) };
@@ -282,6 +286,7 @@ export class TempFiles {
     } catch {
       // Gone already.
     }
+    this.#guard?.release();
   }
 
   /** Removes the directory and everything in it; nothing is lent afterwards. */
@@ -289,5 +294,6 @@ export class TempFiles {
     this.#closed = true;
     const opened = await this.#opened?.catch(() => null);
     if (opened) await Deno.remove(opened.place.path, { recursive: true }).catch(() => {});
+    this.#guard?.release();
   }
 }
