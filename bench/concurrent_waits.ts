@@ -185,12 +185,13 @@ async function spawnedClient(lab: PrivateLab): Promise<number[]> {
 
 /**
  * tmux's own share of a wake-up, without the MCP server: from the write to the `%output` of
- * the pane at a control connection of this process, then one capture answered through it.
+ * the pane at a control connection of this process, then one capture answered through it. None
+ * where this tmux gets no control connection (before 3.7: docs/tmux_versions.md).
  */
-async function controlFloor(lab: PrivateLab, pane: QuietPane): Promise<number[]> {
+async function controlFloor(lab: PrivateLab, pane: QuietPane): Promise<number[] | null> {
   serverAnswered(lab.tmux);
   const connection = await serverFor(lab.tmux).forPane(pane.id);
-  if (!connection) throw new Error("no control connection for the floor");
+  if (!connection) return null;
   const never = new AbortController().signal;
   const durations: number[] = [];
   for (let i = -5; i < SINGLE_RUNS; i++) {
@@ -228,17 +229,20 @@ export async function benchConcurrentWaits(
   const [floorPane, ...panes] = await quietPanes(lab, 1 + WAITS);
   const floods: string[] = [];
   // This process's own connection is there only while it measures the floor.
-  const floor = async () => {
+  const floor = async (): Promise<Summary | undefined> => {
     try {
-      return summarize(await controlFloor(lab, floorPane));
+      const durations = await controlFloor(lab, floorPane);
+      return durations === null ? undefined : summarize(durations);
     } finally {
       await closeControlConnections();
     }
   };
   try {
     const ms: Record<string, Summary> = {};
+    // tmux alone, through a control connection: none before tmux 3.7.
+    const floors: { quiet?: Summary; flooded?: Summary } = {};
     ms.spawned_client_quiet = summarize(await spawnedClient(lab));
-    ms.control_floor_quiet = await floor();
+    floors.quiet = await floor();
     ms.ten_waits_quiet = summarize((await rounds(call, panes, count, "staggered")).flat());
     const single = await rounds(call, panes.slice(0, 1), SINGLE_RUNS, "staggered");
     ms.one_wait_quiet = summarize(single.flat());
@@ -256,7 +260,7 @@ export async function benchConcurrentWaits(
     const cpuBefore = (await procCounters(tmuxPid)).cpuMs;
     const wallBefore = performance.now();
     ms.spawned_client_flooded = summarize(await spawnedClient(lab));
-    ms.control_floor_flooded = await floor();
+    floors.flooded = await floor();
     const cpuWaits = runQueueWaits({ server: serverPid, client: Deno.pid, tmux: tmuxPid });
     const floodedRounds = await rounds(call, panes, count, "staggered", cpuWaits.onRound);
     ms.ten_waits_flooded = summarize(floodedRounds.flat());
@@ -270,6 +274,7 @@ export async function benchConcurrentWaits(
       flood_panes: FLOOD_PANES,
       rounds: count,
       ms,
+      control_floor: floors,
       target_p95_ms: TARGET_P95_MS,
       tmux_server_cpu_percent_flooded: Math.round(cpuShare * 100),
       // Which rounds the waits over the target came from: several in one round point at a stall
@@ -280,7 +285,9 @@ export async function benchConcurrentWaits(
       flooded_run_queue_wait_ms_by_round: cpuWaits.byRound,
       flooded_run_queue_wait_ms_p50: runQueueWaitsApart(floodedRounds, cpuWaits.byRound),
       ratio_p95_to_one_wait_quiet: round(flooded.p95 / ms.one_wait_quiet.p95),
-      ratio_p95_to_control_floor_flooded_p95: round(flooded.p95 / ms.control_floor_flooded.p95),
+      ratio_p95_to_control_floor_flooded_p95: floors.flooded
+        ? round(flooded.p95 / floors.flooded.p95)
+        : null,
       ratio_p95_to_spawned_client_flooded_p50: round(
         flooded.p95 / ms.spawned_client_flooded.p50,
       ),
@@ -302,20 +309,23 @@ export function printConcurrentWaits(result: Awaited<ReturnType<typeof benchConc
       `while flooded), ms`,
   );
   const ms = result.ms;
+  const floors = result.control_floor;
   console.table({
     "one spawned tmux client, quiet": ms.spawned_client_quiet,
-    "tmux alone: %output + a capture, quiet": ms.control_floor_quiet,
+    ...(floors.quiet ? { "tmux alone: %output + a capture, quiet": floors.quiet } : {}),
     "one wait alone, quiet": ms.one_wait_quiet,
     [`${result.waits} waits, quiet`]: ms.ten_waits_quiet,
     "one spawned tmux client, flooded": ms.spawned_client_flooded,
-    "tmux alone: %output + a capture, flooded": ms.control_floor_flooded,
+    ...(floors.flooded ? { "tmux alone: %output + a capture, flooded": floors.flooded } : {}),
     [`${result.waits} waits, flooded`]: ms.ten_waits_flooded,
     [`${result.waits} waits, flooded, texts in a burst`]: ms.ten_waits_flooded_burst,
   });
   console.log(
     `p95 of ${result.waits} waits under floods: ${ms.ten_waits_flooded.p95} ms (target ≤ ` +
       `${result.target_p95_ms}); ${result.ratio_p95_to_one_wait_quiet}x one quiet wait's p95, ` +
-      `${result.ratio_p95_to_control_floor_flooded_p95}x tmux's own p95 under floods, ` +
+      (result.ratio_p95_to_control_floor_flooded_p95 === null
+        ? "no control connection on this tmux, "
+        : `${result.ratio_p95_to_control_floor_flooded_p95}x tmux's own p95 under floods, `) +
       `${result.ratio_p95_to_spawned_client_flooded_p50}x one spawned client's p50 under floods`,
   );
 }
