@@ -50,7 +50,9 @@ try {
   await client.connect(transport);
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = await client.callTool({ name, arguments: args });
-    const payload = JSON.parse((result.content as { text: string }[])[0].text);
+    // The payload: a failure's text content is a line to read (lib/mcp/tool_result.ts).
+    // deno-lint-ignore no-explicit-any
+    const payload = result.structuredContent as any;
     if (!payload.ok) throw new Error(`${name} failed: ${JSON.stringify(payload)}`);
     return payload;
   };
