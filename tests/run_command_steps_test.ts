@@ -10,8 +10,16 @@ import type { ServerContext } from "../lib/tools/context.ts";
 import type { ToolPayload } from "../lib/mcp/tool_result.ts";
 import { isJsonObject } from "../lib/util/json_object.ts";
 
-/** The prompt comes half a second after a run's end marker, so a look sees the marker first. */
-const SLOW_PROMPT = "precmd() { sleep 0.5 }";
+/**
+ * Once the test made $HOME/hold, the shell draws its prompt after a command only when the test
+ * puts $HOME/go there (taking it away), so every look of a run sees its end marker without the
+ * prompt, and a run always reaches the await for the prompt, however slow the machine.
+ */
+const HELD_PROMPT = `precmd() {
+  [[ -e $HOME/hold ]] || return 0
+  while [[ ! -e $HOME/go ]]; do sleep 0.02; done
+  rm -f $HOME/go
+}`;
 
 /**
  * The steps one run awaited, and its answer; `failAt` throws at that await (1-based), or at the
@@ -34,7 +42,7 @@ async function run(
   return { steps, payload };
 }
 
-/** Waits until round `n`'s command printed its line and the shell drew its prompt again. */
+/** Waits until round `n`'s command printed its line, then lets the shell draw its prompt. */
 async function roundOver(lab: Lab, n: number): Promise<void> {
   await waitFor(
     `round ${n}'s output`,
@@ -42,6 +50,7 @@ async function roundOver(lab: Lab, n: number): Promise<void> {
       (await lab.tmuxCmd("capture-pane", "-p", "-t", lab.pane)).split("\n")
         .some((line) => line.trimEnd() === `round-${n}-ran`),
   );
+  await Deno.writeTextFile(`${lab.dir}/home/go`, "");
   await waitForPrompt(lab);
 }
 
@@ -49,6 +58,7 @@ Deno.test("a throw at each await of run_command after typing says tmux_not_answe
   withLab((lab) =>
     withGeneral(lab, {}, async (s) => {
       const context = s.server.context;
+      await Deno.writeTextFile(`${lab.dir}/home/hold`, "");
       const quick = (n: number) => ({
         pane_id: lab.pane,
         command: `sleep 0.2; echo round-${n}-ran; exit 9`,
@@ -89,4 +99,4 @@ Deno.test("a throw at each await of run_command after typing says tmux_not_answe
         [...failed].join(),
       );
       assert.ok(failed.has("wake") || failed.has("spotted"), [...failed].join());
-    }), SLOW_PROMPT));
+    }), HELD_PROMPT));
