@@ -1,12 +1,13 @@
 // Shutdown of a real server process with two runs in flight: stdin closed (exit 0) and SIGTERM
 // (exit 143). Both calls are answered with `closed` and what the stop confirmed, no process of
 // either script's group remains, and the server's private directory is gone. A directory left by
-// a SIGKILLed server is removed at the next start.
+// a SIGKILLed server whose guard was killed with it (a kill of its process group) is removed at
+// the next start.
 import assert from "node:assert/strict";
 import { type Lab, splitPane, waitFor, waitForPrompt, withLab, zshCommand } from "./harness.ts";
 import { sourceInPane } from "../lib/cli/private_lab.ts";
 import { privateBaseDirectory } from "../lib/run/rendezvous.ts";
-import { groupMembers } from "../lib/run/procfs.ts";
+import { childrenOf, groupMembers } from "../lib/run/procfs.ts";
 import { schemas } from "../lib/run/contract.ts";
 import { ajvAccepts, validationErrors } from "./schema_oracle.ts";
 
@@ -64,6 +65,15 @@ function startServer(lab: Lab, panes: string[]) {
     await reading.catch(() => {});
   };
   return { child, writer, send, request, answer, reading, setups, stop };
+}
+
+/** The child of `pid` that guards its private directory, if any. */
+async function guardOf(pid: number): Promise<number | null> {
+  for (const child of await childrenOf(pid)) {
+    const argv = await Deno.readTextFile(`/proc/${child}/cmdline`).catch(() => "");
+    if (argv.split("\0").includes("tmux-mcp-directory-guard")) return child;
+  }
+  return null;
 }
 
 /** The private directory whose record names `pid`, if any. */
@@ -162,6 +172,10 @@ Deno.test("a directory left by a SIGKILLed server is removed at the next start",
   withLab(async (lab) => {
     const server = startServer(lab, [lab.pane]);
     const directory = await waitFor("the private directory", () => directoryOf(server.child.pid));
+    // Its guard would remove the directory once the server is gone (lib/util/directory_guard.ts):
+    // killed first, as a SIGKILL of the whole process group would.
+    const guard = await waitFor("the directory's guard", () => guardOf(server.child.pid));
+    Deno.kill(guard, "SIGKILL");
     await server.writer.close().catch(() => {});
     server.child.kill("SIGKILL");
     await server.child.status;
