@@ -78,6 +78,19 @@ export async function launcherOf(helperPid: number): Promise<number[]> {
   return named.flat();
 }
 
+/**
+ * This process's children other than the private directories' guards (a `sh` each in-process
+ * server keeps for its life: lib/util/directory_guard.ts): the tmux clients it started.
+ */
+export async function childrenBesideGuards(): Promise<number[]> {
+  const children = await childrenOf(Deno.pid);
+  const others = await Promise.all(children.map(async (pid) => {
+    const argv = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
+    return argv.split("\0").includes("tmux-mcp-directory-guard") ? [] : [pid];
+  }));
+  return others.flat();
+}
+
 export function zshCommand(dir: string): string[] {
   return labZshCommand(dir);
 }

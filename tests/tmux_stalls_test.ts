@@ -3,9 +3,8 @@
 // one tmux command, with tmux_not_answering naming the server; the clients it started are gone,
 // and once the server resumes the tools work again with answers that are their own.
 import assert from "node:assert/strict";
-import { type Lab, waitFor, withLab, withServer } from "./harness.ts";
+import { childrenBesideGuards, type Lab, waitFor, withLab, withServer } from "./harness.ts";
 import { type GeneralSession, withGeneral } from "./general_session.ts";
-import { childrenOf } from "../lib/run/procfs.ts";
 
 /** Longer than any bound a tool here has (5 s a command, the timeouts below), by far. */
 const PATIENCE_MS = 30_000;
@@ -47,11 +46,11 @@ function assertNotAnswering(lab: Lab, payload: { ok: boolean; error?: { [k: stri
   assert.ok(!message.includes("/"), `no path in: ${message}`);
 }
 
-/** The tmux clients the server started are killed and reaped: this process has no child. */
+/** The tmux clients the server started are killed and reaped: this process has no other child. */
 async function noClientLeft(): Promise<void> {
   await waitFor(
     "the abandoned tmux clients to be reaped",
-    async () => (await childrenOf(Deno.pid)).length === 0,
+    async () => (await childrenBesideGuards()).length === 0,
   );
 }
 
