@@ -108,7 +108,7 @@ const MESSAGES: [tool: string, input: unknown, message: string][] = [
   [
     "capture_pane",
     { pane: "%1" },
-    "`pane_id` is required (e.g. %3); `pane` is not a parameter of this tool (allowed: " +
+    "`pane_id` is required (%N from list_panes); `pane` is not a parameter of this tool (allowed: " +
     "pane_id, socket_name, start, end, max_lines)",
   ],
   ["send_keys", { pane_id: "%1", keys: "" }, "`keys` must not be empty"],
@@ -121,7 +121,7 @@ const MESSAGES: [tool: string, input: unknown, message: string][] = [
   [
     "send_keys",
     { pane_id: 1, keys: null, enter: 1 },
-    "`pane_id` must be a string (e.g. %3); `keys` must be a string (the text to type; with " +
+    "`pane_id` must be a string (%N from list_panes); `keys` must be a string (the text to type; with " +
     "literal false, space-separated key names or single characters); `enter` must be true " +
     "or false (press Enter afterwards (default false))",
   ],
