@@ -1,9 +1,16 @@
 // wait_for_text and capture_since against a real zsh: only new output counts, cursors survive
 // between calls and admit missed lines, waits are clamped, cancellable and leave no child.
 import assert from "node:assert/strict";
-import { type Lab, splitPane, typeInto, waitFor, waitForPrompt, withLab } from "./harness.ts";
+import {
+  childrenBesideGuards,
+  type Lab,
+  splitPane,
+  typeInto,
+  waitFor,
+  waitForPrompt,
+  withLab,
+} from "./harness.ts";
 import { type GeneralSession, type SessionOptions, withGeneral } from "./general_session.ts";
-import { childrenOf } from "../lib/run/procfs.ts";
 
 function zsh(
   fn: (lab: Lab, s: GeneralSession) => Promise<void>,
@@ -267,7 +274,7 @@ Deno.test(
 
 async function tmuxChildren(): Promise<number[]> {
   const children: number[] = [];
-  for (const pid of await childrenOf(Deno.pid)) {
+  for (const pid of await childrenBesideGuards()) {
     // The control-mode client stays attached by design; it ends when the server closes. Its
     // argv is read from /proc: the process table has no command lines.
     const argv = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => null);
