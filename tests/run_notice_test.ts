@@ -2,8 +2,9 @@
 // the prompt, shown only at an idle, empty prompt and otherwise dropped, never written into the
 // command line, the history or the cursor's line; `--quiet` at enrollment turns it off. The
 // line and the history are read by a widget of the person's own (^X d), before and after, and
-// compared byte for byte, with powerlevel9k's hooks and widgets loaded when the system has the
-// theme (its prompt is put back to the lab's afterwards, for the harness to find).
+// compared byte for byte, with powerlevel9k's hooks and widgets and zsh-autosuggestions' widget
+// wrappers loaded when the system has them (.ci/run installs both; the theme's prompt is put back
+// to the lab's afterwards, for the harness to find).
 import assert from "node:assert/strict";
 import { ENROLL, type Lab, typeInto, waitFor, withLab, withServer } from "./harness.ts";
 
@@ -22,6 +23,7 @@ _dump() {
     print -r -- "BUFFER=$BUFFER"
     print -r -- "CURSOR=$CURSOR"
     print -r -- "powerlevel9k=\${+functions[powerlevel9k_prepare_prompts]}"
+    print -r -- "autosuggestions=\${+functions[_zsh_autosuggest_start]}"
     for k in \${(on)\${(k)history}}; do print -r -- "$k $history[$k]"; done
   } > $ZDOTDIR/dump.new && command mv $ZDOTDIR/dump.new $ZDOTDIR/dump
 }
@@ -36,6 +38,14 @@ const THEME = await Deno.stat(POWERLEVEL9K).then(
   () =>
     `source ${POWERLEVEL9K}\n_lab_prompt() { PROMPT='lab# '; RPROMPT=''; }\n` +
     "add-zsh-hook precmd _lab_prompt\n",
+  () => "",
+);
+
+const AUTOSUGGESTIONS = "/usr/share/zsh-autosuggestions/zsh-autosuggestions.zsh";
+
+/** zsh-autosuggestions when installed: it wraps every widget and draws suggestions after the line. */
+const SUGGESTIONS = await Deno.stat(AUTOSUGGESTIONS).then(
+  () => `source ${AUTOSUGGESTIONS}\n`,
   () => "",
 );
 
@@ -72,6 +82,7 @@ Deno.test(
         const before = await dump(lab);
         assert.match(before, /echo before/);
         assert.match(before, THEME ? /powerlevel9k=1/ : /powerlevel9k=0/);
+        assert.match(before, SUGGESTIONS ? /autosuggestions=1/ : /autosuggestions=0/);
         const result = await s.run("echo hi\nexit 3");
         assert.equal(result.ok, true, JSON.stringify(result));
         const runId = result.data.authorization.run_id.slice(0, 8);
@@ -91,7 +102,7 @@ Deno.test(
         assert.equal(lines.filter((line) => line.startsWith(NOTICE_START)).length, 1);
         assert.equal(await dump(lab), before);
       });
-    }, DUMP_WIDGET + THEME),
+    }, DUMP_WIDGET + THEME + SUGGESTIONS),
 );
 
 Deno.test(
@@ -127,7 +138,7 @@ Deno.test(
           false,
         );
       });
-    }, DUMP_WIDGET),
+    }, DUMP_WIDGET + SUGGESTIONS),
 );
 
 Deno.test(
