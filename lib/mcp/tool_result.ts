@@ -52,10 +52,16 @@ const LONG_MARK = `tmux-mcp long ${crypto.randomUUID()} `;
 /**
  * The result a payload is sent as. `worded` is the text content as pieces, when the tool words
  * its payload itself; otherwise a success's text is its JSON and a failure's is `errorText`.
+ * `lead`, a line the text starts with (what became of calls the client gave up on).
  */
-export function toCallToolResult(payload: ToolPayload, worded?: string[]): CallToolResult {
+export function toCallToolResult(
+  payload: ToolPayload,
+  worded?: string[],
+  lead?: string,
+): CallToolResult {
   const pieces = jsonPieces(payload);
-  const textPieces = worded ?? (payload.ok ? null : [errorText(payload.error)]);
+  const own = worded ?? (payload.ok ? null : [errorText(payload.error)]);
+  const textPieces = lead ? [lead, ...own ?? pieces] : own;
   const text = rope(textPieces ?? pieces);
   const result: CallToolResult = {
     content: [{ type: "text", text }],

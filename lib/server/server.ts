@@ -31,6 +31,7 @@ import { attachSkills, loadSkills } from "./skills.ts";
 import type { SkillsExtension } from "../deps.ts";
 import { inputProblems, isValid } from "../mcp/schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
+import { type MissedCalls, missedCalls } from "./missed_calls.ts";
 import type { RunHooks } from "../run/run_machine.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
 import { behaviours } from "../tmux/versions.ts";
@@ -354,6 +355,8 @@ function registerHandlers(
   registerResourcesAndPrompts(mcp, context, attachSkills(skills, mcp));
   const tools = CATALOG.filter((tool) => context.enabledTools.has(tool.name)).map(advertised);
   const byName = new Map(CATALOG.map((tool) => [tool.name, tool]));
+  // Per connection: what its client gave up on is told to that client.
+  const missed = missedCalls();
   mcp.setRequestHandler("tools/list", () => ({ tools }));
   mcp.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
@@ -369,7 +372,7 @@ function registerHandlers(
     const asTask = taskRequestOf(request.params, ctx.mcpReq.envelope);
     // A task is made only for a task tool this server offers: anything else answers as a call.
     if (!asTask || !TASK_TOOLS.has(tool.name) || !context.enabledTools.has(tool.name)) {
-      return await callTool(context, tool, args, toolExtra(ctx));
+      return await callTool(context, tool, args, toolExtra(ctx), missed);
     }
     try {
       const task = tasks.start(
@@ -416,8 +419,17 @@ async function callTool(
   tool: ToolDefinition,
   given: unknown,
   extra: ToolExtra,
+  missed?: MissedCalls,
 ): Promise<CallToolResult> {
-  const answer = (payload: ToolPayload) => resultOf(tool, payload);
+  const began = performance.now();
+  const answer = (payload: ToolPayload) => {
+    // A client that cancelled takes no answer: what the call came to waits for its next one.
+    if (extra.signal.aborted && missed) {
+      missed.record(tool.name, payload, (performance.now() - began) / 1000);
+      return resultOf(tool, payload);
+    }
+    return resultOf(tool, payload, missed?.take() ?? undefined);
+  };
   if (!context.enabledTools.has(tool.name)) return answer(POLICY_DENIED);
   if (context.closing.aborted) return answer(refusal("closed", "the server is shutting down"));
   const args = withoutClientInjected(tool, given);
@@ -467,8 +479,12 @@ async function journaled(
 }
 
 /** The result a tool's payload is sent as: in the tool's words, with its size for the client. */
-export function resultOf(tool: ToolDefinition, payload: ToolPayload): CallToolResult {
-  const result = toCallToolResult(payload, tool.wording?.(payload));
+export function resultOf(
+  tool: ToolDefinition,
+  payload: ToolPayload,
+  lead?: string,
+): CallToolResult {
+  const result = toCallToolResult(payload, tool.wording?.(payload), lead);
   if (tool.maxResultChars !== undefined) {
     result._meta = { "anthropic/maxResultSizeChars": tool.maxResultChars };
   }
