@@ -52,20 +52,18 @@ async function readIdentity(pid: number): Promise<ProcessIdentity | null> {
   return { pid, parentPid: Number(parentPid), startTime: started };
 }
 
+/**
+ * lsof about process `pid` only: no host or port names looked up, no warnings, and -a so every
+ * further condition in `more` applies to this pid too.
+ */
+function lsofOf(pid: number, more: string[]) {
+  return run("lsof", ["-n", "-P", "-w", "-a", "-p", String(pid), ...more]);
+}
+
 async function holdsFileOpen(pid: number, path: string): Promise<boolean> {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  // -a: both conditions (this pid AND this file); -F p: one "p<pid>" line per match.
-  const { code, stdout } = await run("lsof", [
-    "-n",
-    "-P",
-    "-w",
-    "-a",
-    "-p",
-    String(pid),
-    "-Fp",
-    "--",
-    path,
-  ]);
+  // -F p: one "p<pid>" line per match.
+  const { code, stdout } = await lsofOf(pid, ["-Fp", "--", path]);
   return code === 0 && stdout.split("\n").includes(`p${pid}`);
 }
 
@@ -117,17 +115,7 @@ async function foregroundProcesses(pids: number[]): Promise<Map<number, Foregrou
 /** `lsof -d cwd`'s name field ("n/path") for the pid. */
 async function workingDirectory(pid: number): Promise<string | null> {
   if (!Number.isSafeInteger(pid) || pid <= 0) return null;
-  const { code, stdout } = await run("lsof", [
-    "-n",
-    "-P",
-    "-w",
-    "-a",
-    "-p",
-    String(pid),
-    "-d",
-    "cwd",
-    "-Fn",
-  ]);
+  const { code, stdout } = await lsofOf(pid, ["-d", "cwd", "-Fn"]);
   const name = stdout.split("\n").find((line) => line.startsWith("n/"));
   return code === 0 && name ? name.slice(1) : null;
 }
