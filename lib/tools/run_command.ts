@@ -668,7 +668,8 @@ export const waitForCommandTool = defineTool({
   description:
     "Wait again for a run_command that timed out, by its command_id, and get exit_status and " +
     "output as run_command would. A longer timeout is clamped; timing out again returns the " +
-    "output so far and the same command_id. For other programs' output use wait_for_text.",
+    `output so far and the same command_id. Only the last ${ISSUED_KEPT} ids this server ` +
+    "gave for that pane are known. For other programs' output use wait_for_text.",
   inputSchema: WAIT_FOR_COMMAND_INPUT,
   outputSchema: RUN_COMMAND_OUTPUT,
   annotations: { ...READ_ONLY, idempotentHint: false },
