@@ -23,27 +23,49 @@ const HELD_PROMPT = `precmd() {
 
 /**
  * The steps one run awaited, and its answer; `failAt` throws at that await (1-based), or at the
- * first await of that step.
+ * first await of that step. `release` lets the run's command finish: called when the run first
+ * waits for output (a wake or the spotter), so its first look never sees the end.
  */
 async function run(
   context: ServerContext,
   args: Record<string, unknown>,
   failAt: number | RunStep = 0,
+  release: () => Promise<void> = () => Promise.resolve(),
 ): Promise<{ steps: RunStep[]; payload: ToolPayload }> {
   const steps: RunStep[] = [];
-  const tool = runCommandToolWith((step, pending) => {
+  const tool = runCommandToolWith(async (step, pending) => {
     steps.push(step);
     const fails = typeof failAt === "number"
       ? steps.length === failAt
       : step === failAt && steps.indexOf(step) === steps.length - 1;
-    return fails ? Promise.reject(new TmuxNotAnswering()) : pending();
+    if (fails) throw new TmuxNotAnswering();
+    if (step === "wake" || step === "spotted") await release();
+    return await pending();
   });
   const payload = await tool.handle(context, args, { signal: new AbortController().signal });
   return { steps, payload };
 }
 
-/** Waits until round `n`'s command printed its line, then lets the shell draw its prompt. */
+/**
+ * A command that waits for the test to let it finish ($HOME/release-N), prints its line and
+ * exits 9.
+ */
+function held(lab: Lab, n: number) {
+  return {
+    args: {
+      pane_id: lab.pane,
+      command: `until [ -e ~/release-${n} ]; do sleep 0.02; done; echo round-${n}-ran; exit 9`,
+    },
+    release: () => Deno.writeTextFile(`${lab.dir}/home/release-${n}`, ""),
+  };
+}
+
+/**
+ * Lets round `n`'s command finish if nothing did yet, waits for its line, then lets the shell
+ * draw its prompt.
+ */
 async function roundOver(lab: Lab, n: number): Promise<void> {
+  await Deno.writeTextFile(`${lab.dir}/home/release-${n}`, "");
   await waitFor(
     `round ${n}'s output`,
     async () =>
@@ -59,19 +81,21 @@ Deno.test("a throw at each await of run_command after typing says tmux_not_answe
     withGeneral(lab, {}, async (s) => {
       const context = s.server.context;
       await Deno.writeTextFile(`${lab.dir}/home/hold`, "");
-      const quick = (n: number) => ({
-        pane_id: lab.pane,
-        command: `sleep 0.2; echo round-${n}-ran; exit 9`,
-      });
-      const traced = await run(context, quick(0));
+      let round = 0;
+      const first = held(lab, round);
+      const traced = await run(context, first.args, 0, first.release);
       const data = traced.payload.ok ? traced.payload.data : null;
       assert.ok(isJsonObject(data) && data.exit_status === 9, JSON.stringify(traced.payload));
-      await roundOver(lab, 0);
+      await roundOver(lab, round++);
       // A run that times out reads the wider window once more.
-      const slow = { pane_id: lab.pane, command: "sleep 1; echo round-1-ran", timeout: 0.3 };
-      const timedOut = await run(context, slow);
+      const slow = (n: number) => ({
+        pane_id: lab.pane,
+        command: `sleep 1; echo round-${n}-ran`,
+        timeout: 0.3,
+      });
+      const timedOut = await run(context, slow(round));
       assert.ok(timedOut.steps.includes("wider look"), timedOut.steps.join(", "));
-      await roundOver(lab, 1);
+      await roundOver(lab, round++);
 
       const failed = new Set<RunStep>();
       const check = (steps: RunStep[], payload: ToolPayload, at: number) => {
@@ -81,17 +105,22 @@ Deno.test("a throw at each await of run_command after typing says tmux_not_answe
         assert.ok(!payload.ok && payload.error.delivery === "possibly_sent", said);
         failed.add(steps[at - 1]);
       };
-      // Every await of a quick run, in turn, until a run ends before reaching that many.
-      let round = 2;
-      for (let at = 1;; at++, round++) {
-        const { steps, payload } = await run(context, quick(round), at);
-        await roundOver(lab, round);
+      // Every await of a held run, in turn, until a run ends before reaching that many.
+      for (let at = 1;; at++) {
+        const n = round++;
+        const command = held(lab, n);
+        const { steps, payload } = await run(context, command.args, at, command.release);
+        await roundOver(lab, n);
         if (steps.length < at) break;
         check(steps, payload, at);
       }
-      const slowRound = { ...slow, command: `sleep 1; echo round-${round}-ran` };
-      const atWider = await run(context, slowRound, "wider look");
-      await roundOver(lab, round);
+      // The steps by name: a held run always waits for its prompt, a slow one reads wider.
+      const atPrompt = held(lab, round);
+      const prompt = await run(context, atPrompt.args, "prompt", atPrompt.release);
+      await roundOver(lab, round++);
+      check(prompt.steps, prompt.payload, prompt.steps.length);
+      const atWider = await run(context, slow(round), "wider look");
+      await roundOver(lab, round++);
       check(atWider.steps, atWider.payload, atWider.steps.length);
 
       assert.ok(
