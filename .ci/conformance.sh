@@ -37,7 +37,8 @@ era=${1:?usage: .ci/conformance.sh 2025|2026 [options]}
 shift
 case "$era" in
   2025)
-    setsid npx -y "$BRIDGE" --stdio "$deno_bin run -A --quiet main.ts --socket-name $socket" \
+    # The bridge gives the server CI's own HOME: no journal, so none outlives the run.
+    setsid npx -y "$BRIDGE" --stdio "$deno_bin run -A --quiet main.ts --socket-name $socket --no-journal" \
       --outputTransport streamableHttp --stateful --port "$port" --logLevel none &
     spec=(--spec-version 2025-11-25)
     ;;

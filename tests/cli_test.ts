@@ -4,7 +4,7 @@
 // `enroll` failing in one line when its private directory cannot be used.
 import assert from "node:assert/strict";
 import { Client, StdioClientTransport } from "./test_deps.ts";
-import { runDeno, withLab } from "./harness.ts";
+import { clientEnvironment, runDeno, withLab } from "./harness.ts";
 
 const runMain = (args: string[], env: Record<string, string> = {}) =>
   runDeno(["run", "--allow-all", MAIN, ...args], env);
@@ -79,6 +79,7 @@ Deno.test("over real stdio, stdout carries only MCP frames and stderr one startu
     const transport = new StdioClientTransport({
       command: Deno.execPath(),
       args: ["run", "--allow-all", MAIN, "--socket-name", lab.socketName],
+      env: clientEnvironment(),
       stderr: "pipe",
     });
     let stderr = "";

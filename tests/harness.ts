@@ -345,6 +345,9 @@ export function testStateHome(): string {
   }
   return stateHome;
 }
+// Servers a test starts with this process's own environment (tests/tmux_run_shutdown_test.ts,
+// tests/in_pane_test.ts) inherit it too: no test writes the person's journal.
+Deno.env.set("XDG_STATE_HOME", testStateHome());
 
 /** Runs this Deno with `args` in the environment MCP clients give a server, plus `env`. */
 export async function runDeno(args: string[], env: Record<string, string> = {}) {

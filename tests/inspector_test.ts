@@ -21,6 +21,9 @@ async function inspect(socketName: string, method: string[]) {
       socketName,
       "--enable-tool",
       "tmux_run",
+      // The Inspector starts the server with an environment of its own, the real HOME's: its
+      // journal would outlive the test.
+      "--no-journal",
       ...method,
     ],
     stdin: "null",
