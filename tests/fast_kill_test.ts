@@ -138,19 +138,22 @@ async function withTmpdir(fn: (tmpdir: string) => Promise<void>): Promise<void> 
   }
 }
 
+/** The 2025-era opening every case here sends first. */
+const INITIALIZE = {
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "fast-kill", version: "1" },
+  },
+};
+
 Deno.test("SIGTERM then SIGKILL 20 ms later, after the first answer, leaves nothing", () =>
   withLab((lab) =>
     withTmpdir(async (tmpdir) => {
       const server = startServer(lab, tmpdir);
-      await server.send({
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "fast-kill", version: "1" },
-        },
-      });
+      await server.send(INITIALIZE);
       const answered = (id: number) =>
         waitFor(`the answer to ${id}`, () =>
           server.answers.some((line) => JSON.parse(line).id === id), 30_000);
@@ -197,15 +200,7 @@ Deno.test("SIGTERM then SIGKILL 20 ms later, with a run in flight, leaves nothin
           () => server.answers.find((line) => JSON.parse(line).id === id) ?? null,
           30_000,
         );
-      await server.send({
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "fast-kill", version: "1" },
-        },
-      });
+      await server.send(INITIALIZE);
       await answered(1);
       await server.send({ method: "notifications/initialized" });
       await server.send({
