@@ -33,7 +33,7 @@ const DOCUMENTS = FILES.filter((file) => file.endsWith(".md"));
 /** A path from the checkout's root: lib/…, tests/…, docs/…, with an extension. */
 const ROOTED =
   /(?<![\w./-])((?:lib|tests|bench|docs|schemas|\.ci|\.github)\/[\w./-]*\.(?:ts|pl|sh|md|json|yml|py))\b/g;
-/** A backticked name of a file, maybe with folders: `wire/line_writer.ts`, `toolkit.ts`. */
+/** A backticked name of a file, maybe with folders: `wire/line_writer.ts`, `_define.ts`. */
 const NAMED = /`([\w./-]+\.(?:ts|pl|sh|py))`/g;
 
 /** Whether `name` is the path, or the end of the path, of a file in the checkout. */

@@ -14,6 +14,7 @@ import { failurePayload, type Receipt, RunFailure } from "./run_outcome.ts";
 import { type EncodedOutput, encodeOutput } from "./output_encoding.ts";
 import { RecentRuns } from "./recent_runs.ts";
 import { type NoticeOutcome, runNotice } from "./run_notice.ts";
+import { MAX_OUTPUT_LIMIT } from "./contract.ts";
 import type { Journal } from "../journal/journal.ts";
 import { type Outcome, runEntry } from "../journal/entries.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";
@@ -554,7 +555,8 @@ function outcome(
         "capacity",
         `${stream} went over ${stream}_limit (${limit} bytes), so no output is returned and ` +
           `the script was ${describeStop(message.stop)}. Raise ${stream}_limit (up to ` +
-          "262144), or write the output to a file and read its tail (tail -c 60000 FILE)",
+          `${MAX_OUTPUT_LIMIT}), or write the output to a file and read its tail (tail -c 60000 ` +
+          "FILE)",
         "possibly_sent",
         receipt,
       );

@@ -29,8 +29,7 @@ import { isJsonObject } from "../util/json_object.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
 import { attachSkills, loadSkills } from "./skills.ts";
 import type { SkillsExtension } from "../deps.ts";
-import { inputProblems, isValid } from "../mcp/schemas.ts";
-import type { ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
+import type { ParsedCall, ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
 import { type MissedCalls, missedCalls } from "./missed_calls.ts";
 import type { RunHooks } from "../run/run_machine.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
@@ -433,15 +432,12 @@ async function callTool(
   if (!context.enabledTools.has(tool.name)) return answer(POLICY_DENIED);
   if (context.closing.aborted) return answer(refusal("closed", "the server is shutting down"));
   const args = withoutClientInjected(tool, given);
-  if (!isValid(tool.inputSchema, args)) {
-    const problems = inputProblems(tool.inputSchema, args, tool.fieldHints) ??
-      "they do not match the schema";
-    return answer(refusal("invalid_input", `invalid arguments: ${problems}`));
-  }
+  const parsed = tool.parse(args);
+  if (!parsed.ok) return answer(parsed.payload);
   if (tool.annotations.readOnlyHint || tool.journalsItself) {
-    return answer(await tool.handle(context, args, extra));
+    return answer(await parsed.call(context, extra));
   }
-  return answer(await journaled(context, tool, args as Record<string, unknown>, extra));
+  return answer(await journaled(context, tool, parsed.call, args, extra));
 }
 
 /**
@@ -451,14 +447,16 @@ async function callTool(
 async function journaled(
   context: ServerContext,
   tool: ToolDefinition,
-  args: Record<string, unknown>,
+  call: Extract<ParsedCall, { ok: true }>["call"],
+  given: unknown,
   extra: ToolExtra,
 ): Promise<ToolPayload> {
   const started = new Date();
   const began = performance.now();
+  const args = isJsonObject(given) ? given : {};
   let payload: ToolPayload | null = null;
   try {
-    payload = await tool.handle(context, args, extra);
+    payload = await call(context, extra);
     return payload;
   } finally {
     const named = typeof args.socket_name === "string" ? args.socket_name : null;

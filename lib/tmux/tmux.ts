@@ -55,7 +55,7 @@ export type RawTmuxResult = { code: number; stdout: Uint8Array; stderr: string }
  * How long one tmux command may go unanswered before it is abandoned. A tmux server that is
  * stopped (SIGSTOP, a debugger) or wedged accepts a client's connection and then never answers,
  * and a client left waiting would hold its tool call until the server resumed. Waits and
- * run_command bound their commands by their own timeout instead (lib/tools/toolkit.ts).
+ * run_command bound their commands by their own timeout instead (lib/tools/_waits.ts).
  */
 export const TMUX_ANSWER_SECONDS = 5;
 

@@ -81,6 +81,11 @@ export type ToolExtra = {
   task?: true;
 };
 
+/** A tool's arguments as its input schema parsed them: the call to make, or why not. */
+export type ParsedCall =
+  | { ok: true; call: (context: ServerContext, extra: ToolExtra) => Promise<ToolPayload> }
+  | { ok: false; payload: ToolPayload };
+
 export type ToolDefinition = {
   name: string;
   /** A short human-readable name that clients show in place of `name`. */
@@ -101,6 +106,12 @@ export type ToolDefinition = {
     idempotentHint: boolean;
     openWorldHint: boolean;
   };
+  /**
+   * The call's arguments checked against the tool's input schema, once: the call with them
+   * typed, or the `invalid_input` refusal naming the problem (lib/server/server.ts callTool).
+   */
+  parse: (args: unknown) => ParsedCall;
+  /** `parse`, then the call: for callers that hold arguments of their own (resources, tests). */
   handle: (context: ServerContext, args: unknown, extra: ToolExtra) => Promise<ToolPayload>;
   /**
    * The result's text content in the tool's own words, as pieces (lib/mcp/tool_result.ts

@@ -8,22 +8,18 @@ import { boolean, object, string, toolInput } from "../mcp/json_schema.ts";
 import { LOOK_HISTORY_LINES, snapshot } from "../tmux/capture.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
+import { defineTool, PROGRAM_INPUT, toolOutput } from "./_define.ts";
 import {
-  containsCallerRefusal,
-  defineTool,
   DONE_OUTPUT,
-  failedStep,
-  keepCursor,
   PANE_ID,
-  PROGRAM_INPUT,
-  RESULT_CURSOR,
   RESULT_IDS,
   SESSION_ID,
   SESSION_NAME,
   SOCKET_NAME,
   START_DIRECTORY,
-  toolOutput,
-} from "./toolkit.ts";
+} from "./_blocks.ts";
+import { keepCursor, RESULT_CURSOR } from "./_cursors.ts";
+import { containsCallerRefusal, failedStep } from "./_refusals.ts";
 
 /** What typing tools return: the pane, and a cursor taken just before they typed. */
 const TYPED_OUTPUT = toolOutput(

@@ -31,21 +31,19 @@ import {
 } from "../tmux/targets.ts";
 import type { TmuxClient } from "../tmux/tmux.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
+import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
 import {
-  defineTool,
   EMPTY_INPUT,
   FOREGROUND,
   PANE_ID,
-  READ_ONLY,
   RESULT_IDS,
   SESSION_ID,
   SESSION_NAME,
   SOCKET_NAME,
   SOCKET_ONLY_INPUT,
-  tail,
-  toolOutput,
   WINDOW_ID,
-} from "./toolkit.ts";
+} from "./_blocks.ts";
+import { tail } from "./_listings.ts";
 
 /** One pane as list_panes and get_pane_info report it. */
 const PANE_ROW = object([

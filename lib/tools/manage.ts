@@ -5,11 +5,9 @@ import { boolean, enumOf, integer, object, string, toolInput } from "../mcp/json
 import type { ServerContext } from "./context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
+import { CHANGES, defineTool, IDEMPOTENT_CHANGE, toolOutput } from "./_define.ts";
 import {
-  CHANGES,
-  defineTool,
   DONE_OUTPUT,
-  IDEMPOTENT_CHANGE,
   PANE_ID,
   PANE_TARGET_INPUT,
   RESULT_IDS,
@@ -17,10 +15,9 @@ import {
   SESSION_NAME,
   SOCKET_NAME,
   START_DIRECTORY,
-  toolOutput,
   WINDOW_ID,
   WINDOW_TARGET_INPUT,
-} from "./toolkit.ts";
+} from "./_blocks.ts";
 
 const DUPLICATE = refusal(
   "already_exists",

@@ -3,18 +3,9 @@
 import { array, boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
 import { clientFor, sessionTarget, tmuxCall } from "../tmux/targets.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
-import {
-  defineTool,
-  PANE_ID,
-  READ_ONLY,
-  rows,
-  SESSION_ID,
-  SESSION_NAME,
-  SOCKET_NAME,
-  tail,
-  toolOutput,
-  WINDOW_ID,
-} from "./toolkit.ts";
+import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
+import { PANE_ID, SESSION_ID, SESSION_NAME, SOCKET_NAME, WINDOW_ID } from "./_blocks.ts";
+import { rows, tail } from "./_listings.ts";
 
 const SHOW_OPTIONS_INPUT = toolInput(["scope"], {
   scope: enumOf(["server", "session", "window", "pane"], {

@@ -53,21 +53,11 @@ import {
   tempRefusal,
 } from "../tmux/temp_files.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
-import {
-  boundByTimeout,
-  CANCELLED,
-  defineTool,
-  effectiveTimeout,
-  failedStep,
-  keepCursor,
-  MAX_LINES,
-  PANE_ID,
-  READ_ONLY,
-  RESULT_CURSOR,
-  SOCKET_NAME,
-  TIMEOUT,
-  toolOutput,
-} from "./toolkit.ts";
+import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
+import { MAX_LINES, PANE_ID, SOCKET_NAME } from "./_blocks.ts";
+import { keepCursor, RESULT_CURSOR } from "./_cursors.ts";
+import { CANCELLED, failedStep } from "./_refusals.ts";
+import { boundByTimeout, effectiveTimeout, TIMEOUT } from "./_waits.ts";
 import { watchOutput } from "../tmux/output_watch.ts";
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);

@@ -31,22 +31,19 @@ import {
   tmuxReads,
 } from "../tmux/targets.ts";
 import { success } from "../mcp/tool_result.ts";
+import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
 import {
-  defineTool,
   FOREGROUND,
-  INVALID_PATTERN,
   MAX_LINES,
   PANE_ID,
   PANE_TARGET_INPUT,
-  READ_ONLY,
   RESULT_IDS,
-  rows,
   SESSION_ID,
   SESSION_NAME,
   SOCKET_NAME,
-  toolOutput,
-  UNSUPPORTED_PATTERN,
-} from "./toolkit.ts";
+} from "./_blocks.ts";
+import { INVALID_PATTERN, UNSUPPORTED_PATTERN } from "./_refusals.ts";
+import { rows } from "./_listings.ts";
 import { lineFinder, pacer } from "../util/line_patterns.ts";
 
 const CAPTURE_PANE_INPUT = toolInput(["pane_id"], {

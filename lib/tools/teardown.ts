@@ -8,18 +8,15 @@ import type { ServerContext } from "./context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import type { TmuxClient } from "../tmux/tmux.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";
+import { defineTool, DESTRUCTIVE, toolOutput } from "./_define.ts";
 import {
-  containsCallerRefusal,
-  defineTool,
-  DESTRUCTIVE,
   DONE_OUTPUT,
   PANE_TARGET_INPUT,
-  type Scope,
   SESSION_TARGET_INPUT,
   SOCKET_ONLY_INPUT,
-  toolOutput,
   WINDOW_TARGET_INPUT,
-} from "./toolkit.ts";
+} from "./_blocks.ts";
+import { containsCallerRefusal, type Scope } from "./_refusals.ts";
 
 async function guardedKill(
   context: ServerContext,

@@ -3,6 +3,12 @@
 // abandoned call's result can be read back. It asks tmux only with a command that fails rather
 // than starting a daemon, so looking never creates a tmux server.
 import { MAX_ENROLLMENTS } from "../run/enrollment.ts";
+import {
+  DEFAULT_OUTPUT_LIMIT,
+  MAX_CONCURRENT_RUNS,
+  MAX_OUTPUT_LIMIT,
+  MAX_SCRIPT_BYTES,
+} from "../run/contract.ts";
 import { RECENT_RUNS_KEPT } from "../run/recent_runs.ts";
 import { behaviours } from "../tmux/versions.ts";
 import {
@@ -21,14 +27,7 @@ import {
 } from "../mcp/json_schema.ts";
 import { runTmux, socketPath } from "../tmux/tmux.ts";
 import { success } from "../mcp/tool_result.ts";
-import {
-  DEFAULT_OUTPUT_LIMIT,
-  defineTool,
-  MAX_CONCURRENT_RUNS,
-  MAX_OUTPUT_LIMIT,
-  MAX_SCRIPT_BYTES,
-  toolOutput,
-} from "./toolkit.ts";
+import { defineTool, toolOutput } from "./_define.ts";
 
 const NO_ARGUMENTS: Schema<Record<string, never>> = {
   $schema: DIALECT,

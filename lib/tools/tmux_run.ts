@@ -15,17 +15,18 @@ import {
   string,
   toolInput,
 } from "../mcp/json_schema.ts";
-import { schemas, TMUX_RUN_FIELD_HINTS } from "../run/contract.ts";
-import { runResultText } from "../run/run_text.ts";
-import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
-import type { ToolPayload } from "../mcp/tool_result.ts";
 import {
   DEFAULT_OUTPUT_LIMIT,
   MAX_CONCURRENT_RUNS,
   MAX_OUTPUT_LIMIT,
   MAX_SCRIPT_BYTES,
-  typedHandler,
-} from "./toolkit.ts";
+  schemas,
+  TMUX_RUN_FIELD_HINTS,
+} from "../run/contract.ts";
+import { runResultText } from "../run/run_text.ts";
+import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
+import type { ToolPayload } from "../mcp/tool_result.ts";
+import { typedCall } from "./_define.ts";
 
 const PROGRESS_INTERVAL_MS = 1000;
 
@@ -49,9 +50,9 @@ const MAX_RESULT_CHARS = Math.min(CLAUDE_CODE_MAX_RESULT_CHARS, 4096 + 6 * 2 * M
  * object deep-equals it, so a drift on either side fails.
  */
 export const RUN_INPUT = toolInput(["target", "script"], {
-  script: string({ maxLength: 65536, pattern: "^[^\\u0000]*$" }),
-  stderr_limit: integer({ maximum: 262144, minimum: 0 }),
-  stdout_limit: integer({ maximum: 262144, minimum: 0 }),
+  script: string({ maxLength: MAX_SCRIPT_BYTES, pattern: "^[^\\u0000]*$" }),
+  stderr_limit: integer({ maximum: MAX_OUTPUT_LIMIT, minimum: 0 }),
+  stdout_limit: integer({ maximum: MAX_OUTPUT_LIMIT, minimum: 0 }),
   target: oneOf([
     object(["generation", "kind", "id"], {
       generation: string({ maxLength: 128, minLength: 1 }),
@@ -71,9 +72,10 @@ export const tmuxRunTool: ToolDefinition = {
     "Run an authored POSIX sh script in a zsh pane a person enrolled; get its exit status " +
     "or signal, separate stdout and stderr, and a receipt. target is " +
     '{kind: "pane", id: %N, generation}: target.generation is the top-level generation from ' +
-    "tmux_capabilities (not enrollment_generation). script runs as /bin/sh -c, at most 65536 " +
-    "UTF-8 bytes, no NUL. stdout_limit and stderr_limit are bytes kept per stream (default " +
-    "65536, max 262144): output over a limit fails the run (capacity) with no output. " +
+    "tmux_capabilities (not enrollment_generation). script runs as /bin/sh -c, at most " +
+    `${MAX_SCRIPT_BYTES} UTF-8 bytes, no NUL. stdout_limit and stderr_limit are bytes kept per ` +
+    `stream (default ${DEFAULT_OUTPUT_LIMIT}, max ${MAX_OUTPUT_LIMIT}): output over a limit ` +
+    "fails the run (capacity) with no output. " +
     "Clients show 10-50 KB of a result inline (Codex and Copilot about 11 KB): keep output " +
     "under 10 KB (tail -c 10000, or write it to a file and read parts). " +
     "The run deadline (limits.run_deadline_seconds, 30 s; with a progress token " +
@@ -96,14 +98,14 @@ export const tmuxRunTool: ToolDefinition = {
     idempotentHint: false,
     openWorldHint: false,
   },
-  handle: typedHandler(RUN_INPUT, async (context, args, extra) => {
+  ...typedCall(RUN_INPUT, async (context, args, extra) => {
     try {
       return await run(context, args, extra);
     } catch (error) {
       if (error instanceof RunFailure) return failurePayload(error);
       throw error;
     }
-  }),
+  }, TMUX_RUN_FIELD_HINTS),
 };
 
 async function run(
@@ -116,8 +118,8 @@ async function run(
   if (script.length > MAX_SCRIPT_BYTES || !input.script.isWellFormed()) {
     throw new RunFailure(
       "invalid_input",
-      "`script` must be at most 65536 UTF-8 bytes of well-formed text (no lone surrogate); " +
-        "put larger content in a file and run a short script that reads it",
+      `\`script\` must be at most ${MAX_SCRIPT_BYTES} UTF-8 bytes of well-formed text (no lone ` +
+        "surrogate); put larger content in a file and run a short script that reads it",
       "not_sent",
       null,
       null,
@@ -167,7 +169,8 @@ async function run(
   if (slot === "server_full") {
     throw new RunFailure(
       "capacity",
-      "the server is running its maximum number of runs (8); call again when one has finished",
+      `the server is running its maximum number of runs (${MAX_CONCURRENT_RUNS}); call again ` +
+        "when one has finished",
     );
   }
   // A caller that hears progress, or waits on a task, is not held to a request timeout: it gets

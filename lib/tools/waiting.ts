@@ -29,25 +29,11 @@ import {
 import type { ServerContext, ToolExtra } from "./context.ts";
 import { clientFor, isNotAnswering } from "../tmux/targets.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";
-import {
-  boundByTimeout,
-  CANCELLED,
-  CURSOR,
-  defineTool,
-  effectiveTimeout,
-  failedStep,
-  findCursor,
-  INVALID_PATTERN,
-  keepCursor,
-  MAX_LINES,
-  PANE_ID,
-  READ_ONLY,
-  RESULT_CURSOR,
-  SOCKET_NAME,
-  TIMEOUT,
-  toolOutput,
-  UNSUPPORTED_PATTERN,
-} from "./toolkit.ts";
+import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
+import { MAX_LINES, PANE_ID, SOCKET_NAME } from "./_blocks.ts";
+import { CURSOR, findCursor, keepCursor, RESULT_CURSOR } from "./_cursors.ts";
+import { CANCELLED, failedStep, INVALID_PATTERN, UNSUPPORTED_PATTERN } from "./_refusals.ts";
+import { boundByTimeout, effectiveTimeout, TIMEOUT } from "./_waits.ts";
 import { watchOutput } from "../tmux/output_watch.ts";
 import { type LineFinder, lineFinder, type LineMatch, pacer } from "../util/line_patterns.ts";
 
