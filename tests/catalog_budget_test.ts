@@ -68,5 +68,10 @@ Deno.test("tools/list with the default toolsets and tmux_run stays within its bu
       const loaded = tools.filter((tool) => tool._meta?.["anthropic/alwaysLoad"] === true)
         .map((tool) => tool.name).sort();
       assert.deepEqual(loaded, ["tmux_capabilities", "tmux_run"]);
+      // Claude Code reads a tool's result size here (tests/real_clients_test.ts): without it a
+      // 60 KB tmux_run result reached its model as a 2 KB preview and a file name.
+      const sized = tools.filter((tool) => tool._meta?.["anthropic/maxResultSizeChars"] === 500_000)
+        .map((tool) => tool.name);
+      assert.deepEqual(sized, ["tmux_run"]);
     })
   ));

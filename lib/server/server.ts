@@ -321,13 +321,20 @@ const ADVERTISED_OUTPUT_DEPTH = 2;
 /**
  * The tool as tools/list advertises it: a contract's schemas as they are, the general tools'
  * inputs without what the server checks itself and their outputs compact; the tools an agent
- * needs first marked to stay loaded (`anthropic/alwaysLoad`, which Claude Code reads).
+ * needs first marked to stay loaded (`anthropic/alwaysLoad`, which Claude Code reads), and the
+ * longest result a tool gives (`anthropic/maxResultSizeChars`: Claude Code 2.1.332 reads it
+ * here, not on the result, tests/real_clients_test.ts).
  */
 function advertised(tool: ToolDefinition): Tool {
   const inputSchema = tool.contract ? tool.inputSchema : advertisedInput(tool.inputSchema);
   const outputSchema = tool.contract
     ? tool.outputSchema
     : advertisedOutput(tool.outputSchema, ADVERTISED_OUTPUT_DEPTH);
+  const meta = {
+    ...(tool.alwaysLoad && { "anthropic/alwaysLoad": true }),
+    ...(tool.maxResultChars !== undefined &&
+      { "anthropic/maxResultSizeChars": tool.maxResultChars }),
+  };
   return {
     name: tool.name,
     title: tool.title,
@@ -336,7 +343,7 @@ function advertised(tool: ToolDefinition): Tool {
     outputSchema: { type: "object", ...outputSchema },
     annotations: tool.annotations,
     ...(TASK_TOOLS.has(tool.name) && { execution: { taskSupport: "optional" } }),
-    ...(tool.alwaysLoad && { _meta: { "anthropic/alwaysLoad": true } }),
+    ...(Object.keys(meta).length > 0 && { _meta: meta }),
   };
 }
 

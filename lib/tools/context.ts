@@ -120,7 +120,8 @@ export type ToolDefinition = {
   wording?: (payload: ToolPayload) => string[];
   /**
    * The longest result this tool can give, in characters, for clients that keep a longer one
-   * out of the conversation: sent as `_meta["anthropic/maxResultSizeChars"]` on each result.
+   * out of the conversation: sent as `_meta["anthropic/maxResultSizeChars"]` in tools/list (where
+   * Claude Code reads it) and on each result.
    */
   maxResultChars?: number;
   /** The tool journals its own acts (tmux_run: each run that took a slot), not each call. */
