@@ -1,0 +1,291 @@
+// Real MCP clients, installed from npm at pinned versions (.ci/real-clients.sh; .ci/run passes
+// their directory as TMUX_MCP_CLIENTS), each in its own non-interactive mode, configured as the
+// README configures it, start the server and talk to a scripted model on loopback
+// (tests/scripted_model.ts) in their own API format. What is checked is what each client's model
+// receives: our tools offered, a tmux_run result with its outcome and run id, a 60 KB result
+// whose outcome is still visible, the refusal for a pane that is not enrolled, and, for Gemini
+// CLI, the `wait_for_previous` it adds to every tool, sent and not refused. A client that is not
+// installed there is ignored, saying why.
+import assert from "node:assert/strict";
+import { splitPane, withLab, zshCommand } from "./harness.ts";
+import { denoTrustEnvironment, sourceInPane, waitFor } from "../lib/cli/private_lab.ts";
+import { CATALOG } from "../lib/server/catalog.ts";
+import { type Move, type OfferedTool, startScriptedModel, type Turn } from "./scripted_model.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const CLIENTS = Deno.env.get("TMUX_MCP_CLIENTS");
+if (!CLIENTS) {
+  console.error("real_clients_test: TMUX_MCP_CLIENTS is unset (.ci/real-clients.sh prints one)");
+}
+
+/** How a client is started: its executable in the cache, and how it gets the server and model. */
+type RealClient = {
+  name: string;
+  /** The executable under TMUX_MCP_CLIENTS. */
+  bin: string;
+  /** Whether the client adds `wait_for_previous` to every tool (the script then sends it). */
+  addsWaitForPrevious: boolean;
+  /** Whether the model gets the whole 60 KB result, not a part of it. */
+  keepsLargeResult: boolean;
+  /** Configures the client in `home` and runs it once, non-interactively, in `workspace`. */
+  run: (setting: Setting) => Promise<Deno.CommandOutput>;
+};
+
+type Setting = {
+  bin: string;
+  home: string;
+  workspace: string;
+  modelUrl: string;
+  server: { command: string; args: string[]; env: Record<string, string> };
+  env: Record<string, string>;
+};
+
+const PROMPT = "Use the tmux tools as the script says.";
+const LARGE_LINES = 1200;
+// `line NNNN ` and 40 digits and a newline: 51 bytes a line, 61,200 bytes in all.
+const LARGE_SCRIPT = `for i in $(seq -w 1 ${LARGE_LINES}); do ` +
+  "printf 'line %s %s\\n' $i 0123456789012345678901234567890123456789; done; exit 4";
+const LARGE_BYTES = LARGE_LINES * 51;
+
+/** The tool a client offers for one of ours, whatever prefix it gives the name. */
+function offered(tools: OfferedTool[], ours: string): OfferedTool | undefined {
+  return tools.find((tool) => tool.name === ours || tool.name.endsWith(`__${ours}`));
+}
+
+/**
+ * The script: look at the server, run a script that exits 3 in the enrolled pane, one that
+ * prints 60 KB and exits 4, one in a pane that is not enrolled, then answer.
+ */
+function script(
+  enrolledPane: string,
+  strangerPane: string,
+  enrolled: Promise<void>,
+  addsWaitForPrevious: boolean,
+) {
+  return async (tools: OfferedTool[], results: string[]): Promise<Move> => {
+    const call = (ours: string, args: Record<string, unknown>): Move => {
+      const tool = offered(tools, ours);
+      if (!tool) return { text: `the client offered no ${ours}` };
+      return {
+        tool: tool.name,
+        args: addsWaitForPrevious ? { ...args, wait_for_previous: true } : args,
+      };
+    };
+    if (results.length === 0) return call("tmux_capabilities", {});
+    const generation = /"generation"\s*:\s*"([a-f0-9]{32})"/.exec(results[0])?.[1];
+    if (!generation) return { text: "no generation in the tmux_capabilities result" };
+    await enrolled;
+    const run = (pane: string, script: string) =>
+      call("tmux_run", { target: { kind: "pane", id: pane, generation }, script });
+    if (results.length === 1) return run(enrolledPane, "echo hello from the model; exit 3");
+    if (results.length === 2) return run(enrolledPane, LARGE_SCRIPT);
+    if (results.length === 3) return run(strangerPane, "echo never");
+    return { text: "done" };
+  };
+}
+
+/** Sources the setup file in the pane once the server the client started has written it. */
+async function enrollWhenWritten(
+  lab: Parameters<Parameters<typeof withLab>[0]>[0],
+  setupFile: string,
+): Promise<void> {
+  await waitFor("the server to write the setup file", () => exists(setupFile), 120_000);
+  await sourceInPane(lab, setupFile);
+  // The server removes the file when the pane enrolls.
+  await waitFor("the pane to enroll", async () => !await exists(setupFile), 30_000);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}
+
+function denoCache(): string {
+  const cache = Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? "/root"}/.cache`;
+  return Deno.env.get("DENO_DIR") ?? `${cache}/deno`;
+}
+
+type Drive = { turns: Turn[]; sideRequests: string[]; output: Deno.CommandOutput; ms: number };
+
+async function drive(client: RealClient, check: (drive: Drive) => void): Promise<void> {
+  await withLab(async (lab) => {
+    const stranger = await splitPane(lab, ...zshCommand(lab.dir));
+    const setupFile = `${lab.dir}/enroll-setup`;
+    const enrolled = enrollWhenWritten(lab, setupFile);
+    const model = startScriptedModel(
+      script(lab.pane, stranger, enrolled, client.addsWaitForPrevious),
+      (tools) => offered(tools, "tmux_capabilities") !== undefined,
+    );
+    const home = await Deno.makeTempDir({ prefix: "tmux-mcp-client-home-" });
+    const workspace = `${home}/workspace`;
+    await Deno.mkdir(workspace);
+    const node = `${CLIENTS}/node/node_modules/node/bin`;
+    try {
+      const started = performance.now();
+      const output = await client.run({
+        bin: `${CLIENTS}/${client.bin}`,
+        home,
+        workspace,
+        modelUrl: model.url,
+        server: {
+          command: Deno.execPath(),
+          args: [
+            "run",
+            "-A",
+            "--quiet",
+            MAIN,
+            "--socket-name",
+            lab.socketName,
+            "--enable-tool",
+            "tmux_run",
+            "--enroll-pane",
+            `${lab.pane}=${setupFile}`,
+            "--no-journal",
+          ],
+          // The client gives the server its own (temporary) HOME: Deno's cache is named.
+          env: { DENO_DIR: denoCache(), ...denoTrustEnvironment() },
+        },
+        env: {
+          HOME: home,
+          PATH: `${node}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+          ...denoTrustEnvironment(),
+        },
+      });
+      const ms = Math.round(performance.now() - started);
+      await enrolled;
+      const drive = { turns: model.turns, sideRequests: model.sideRequests, output, ms };
+      report(client, drive);
+      check(drive);
+    } finally {
+      await model.close();
+      await Deno.remove(home, { recursive: true });
+    }
+  });
+}
+
+function report(client: RealClient, { turns, sideRequests, output, ms }: Drive): void {
+  const tools = turns[0]?.tools ?? [];
+  const ours = CATALOG.filter((tool) => offered(tools, tool.name)).length;
+  const named = namedInRequest(turns[0]?.request ?? "").length;
+  const results = turns.at(-1)?.results ?? [];
+  console.log(
+    `${client.name}: exit ${output.code} in ${ms} ms, ${turns.length} turns, ` +
+      `${ours} of our tools offered with their schemas (${tools.length} tools in all), ` +
+      `${named} named in the request, ` +
+      `${sideRequests.length} side requests; the results the model received, in characters: ` +
+      results.map((result) => result.length).join(", "),
+  );
+}
+
+/** Our tools the request names anywhere: offered, or listed as deferred behind a search. */
+function namedInRequest(request: string): string[] {
+  return CATALOG.map((tool) => tool.name).filter((name) =>
+    new RegExp(`(^|[^a-z_])(\\w+__)?${name}([^a-z_]|$)`).test(request)
+  );
+}
+
+function checkAll(client: RealClient, { turns, output }: Drive): void {
+  const decoder = new TextDecoder();
+  const said = `stdout:\n${decoder.decode(output.stdout)}\nstderr:\n${
+    decoder.decode(output.stderr)
+  }`;
+  assert.equal(turns.length, 5, `the client played ${turns.length} turns\n${said}`);
+  const last = turns[4];
+  assert.deepEqual(last.move, { text: "done" }, said);
+  const ours = CATALOG.map((tool) => tool.name).filter((name) => offered(turns[0].tools, name));
+  assert.ok(ours.includes("tmux_run") && ours.includes("tmux_capabilities"), ours.join(", "));
+  // The tools offered at once, or named for a search (Claude Code defers all but two).
+  const named = namedInRequest(turns[0].request);
+  assert.ok(named.includes("list_panes") && named.includes("send_keys"), named.join(", "));
+  if (client.addsWaitForPrevious) {
+    for (const name of ours) {
+      const schema = offered(turns[0].tools, name)?.schema as { properties?: object };
+      assert.ok(
+        schema?.properties && "wait_for_previous" in schema.properties,
+        `${name} is offered without wait_for_previous`,
+      );
+    }
+  }
+  const [capabilities, exited, large, refused] = last.results;
+  // tmux_capabilities was called (with wait_for_previous where the client adds it) and answered.
+  assert.match(capabilities, /"ok"\s*:\s*true/);
+  outcomeShown(exited, 3);
+  assert.match(exited, /hello from the model/);
+  assert.match(exited, /run [0-9a-f]{32} in pane %\d+|"run_id"\s*:\s*"[0-9a-f]{32}"/);
+  outcomeShown(large, 4);
+  assert.match(large, /line 0001 /);
+  if (client.keepsLargeResult) {
+    assert.ok(large.length >= LARGE_BYTES, `the model got ${large.length} characters`);
+    assert.match(large, new RegExp(`line ${LARGE_LINES} `));
+  }
+  assert.match(refused, /unsupported/);
+  assert.match(refused, /is not enrolled for tmux_run/);
+}
+
+/**
+ * The outcome as the model got it: the text's `exited N`, or the JSON of structuredContent
+ * where the client forwards that instead (Claude Code, for a success).
+ */
+function outcomeShown(result: string, status: number): void {
+  assert.match(
+    result,
+    new RegExp(
+      `exited ${status}\\b|"state"\\s*:\\s*"exited"\\s*,\\s*"exit_status"\\s*:\\s*${status}\\b`,
+    ),
+  );
+}
+
+const claudeCode: RealClient = {
+  name: "Claude Code",
+  bin: "claude/node_modules/.bin/claude",
+  addsWaitForPrevious: false,
+  keepsLargeResult: true,
+  run: async ({ bin, workspace, modelUrl, server, env }) => {
+    const claudeEnv = {
+      ...env,
+      ANTHROPIC_BASE_URL: modelUrl,
+      ANTHROPIC_API_KEY: "sk-ant-scripted",
+      DISABLE_AUTOUPDATER: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    };
+    // As the README adds it: `claude mcp add tmux -- COMMAND ARGS...`.
+    const added = await new Deno.Command(bin, {
+      args: [
+        "mcp",
+        "add",
+        "tmux",
+        ...Object.entries(server.env).flatMap(([name, value]) => ["-e", `${name}=${value}`]),
+        "--",
+        server.command,
+        ...server.args,
+      ],
+      cwd: workspace,
+      env: claudeEnv,
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    assert.equal(added.code, 0, new TextDecoder().decode(added.stderr));
+    return await new Deno.Command(bin, {
+      args: ["-p", PROMPT, "--allowedTools", "mcp__tmux", "--output-format", "json"],
+      cwd: workspace,
+      env: claudeEnv,
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+  },
+};
+
+for (const client of [claudeCode]) {
+  const reason = CLIENTS ? await missing(client) : "TMUX_MCP_CLIENTS is unset";
+  if (reason) console.error(`real_clients_test: ${client.name} is ignored: ${reason}`);
+  Deno.test({
+    name: `${client.name} shows its model our tools and what tmux_run and a refusal return`,
+    ignore: reason !== null,
+    fn: () => drive(client, (drive) => checkAll(client, drive)),
+  });
+}
+
+async function missing(client: RealClient): Promise<string | null> {
+  return await exists(`${CLIENTS}/${client.bin}`)
+    ? null
+    : `${CLIENTS}/${client.bin} is not there (.ci/real-clients.sh could not install it)`;
+}
