@@ -21,7 +21,7 @@ import {
   waitFor,
   waitForPromptIn,
 } from "../lib/cli/private_lab.ts";
-import { readIdentity } from "../lib/run/procfs.ts";
+import { readIdentity } from "../lib/host/processes.ts";
 import { runTmux } from "../lib/tmux/tmux.ts";
 import { sdkCost } from "./sdk_cost.ts";
 import { benchGeneralCalls, benchSearch } from "./general_calls.ts";

@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { encodeFrame, readFrames } from "../lib/run/frames.ts";
 import { helperCommand, helperProgram } from "../lib/run/helper_program.ts";
 import { randomHex, sha256Hex } from "../lib/util/ids.ts";
-import { childrenOf } from "../lib/run/procfs.ts";
+import { childrenOf } from "../lib/host/processes.ts";
 import { isJsonObject } from "../lib/util/json_object.ts";
 import { summarize } from "./stats.ts";
 

@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { SERVER_V8_FLAGS } from "../lib/server/server.ts";
 import { type PrivateLab, sourceInPane, waitFor, waitForPromptIn } from "../lib/cli/private_lab.ts";
-import { childrenOf } from "../lib/run/procfs.ts";
+import { childrenOf } from "../lib/host/processes.ts";
 
 const MAIN_PATH = new URL("../main.ts", import.meta.url).pathname;
 

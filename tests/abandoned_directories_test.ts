@@ -3,8 +3,8 @@
 // the other process-facts backend (a test run with TMUX_MCP_PROCESS_FACTS=portable beside one
 // without it removed a live server's files that way); a pid that no longer exists loses it.
 import assert from "node:assert/strict";
-import { removeAbandonedDirectories, type ServerRecord } from "../lib/run/server_record.ts";
-import { PROCESS_FACTS_NAME, readIdentity } from "../lib/run/procfs.ts";
+import { removeAbandonedDirectories, type ServerRecord } from "../lib/host/server_record.ts";
+import { PROCESS_FACTS_NAME, readIdentity } from "../lib/host/processes.ts";
 
 async function withBase(fn: (base: string) => Promise<void>): Promise<void> {
   const base = await Deno.makeTempDir({ prefix: "tmux-mcp-abandoned-" });

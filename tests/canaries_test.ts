@@ -10,7 +10,7 @@ import { withGeneral } from "./general_session.ts";
 import { ControlServer } from "../lib/tmux/control_servers.ts";
 import { runTmux, tmuxVersion } from "../lib/tmux/tmux.ts";
 import { behaviours } from "../lib/tmux/versions.ts";
-import { childrenOf } from "../lib/run/procfs.ts";
+import { childrenOf } from "../lib/host/processes.ts";
 
 /** Whether this tmux gets control mode by default. */
 async function controlModeByDefault(lab: Lab): Promise<boolean> {

@@ -4,14 +4,14 @@
 // never exits 1, which a client reports as a crash. Each case starts a real server process in
 // the bare environment clients give it and signals it at a point a real event marks. A server
 // busy for those 20 ms (starting, on a loaded machine) is SIGKILLed before its handler runs:
-// its directory's guard removes the directory then (lib/util/directory_guard.ts), but a setup
+// its directory's guard removes the directory then (lib/host/directory_guard.ts), but a setup
 // file still waiting to be sourced stays (inert: its server is gone), so the cases that may lose
 // that race start without one.
 import assert from "node:assert/strict";
 import { clientEnvironment, type Lab, waitFor, withLab } from "./harness.ts";
-import { childrenOf, groupMembers, processExists } from "../lib/run/procfs.ts";
+import { childrenOf, groupMembers, processExists } from "../lib/host/processes.ts";
 import { sourceInPane } from "../lib/cli/private_lab.ts";
-import { TempFiles } from "../lib/tmux/temp_files.ts";
+import { TempFiles } from "../lib/host/temp_files.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -118,7 +118,7 @@ async function leftDirectories(base: string): Promise<string[]> {
 async function assertNothingLeft(server: Started, children: number[], status: Deno.CommandStatus) {
   assert.notEqual(status.code, 1, "the server exited 1, which a client reports as a crash");
   // A server SIGKILLed before its handler ran leaves the directory to its guard, which removes
-  // it once the server is gone (lib/util/directory_guard.ts).
+  // it once the server is gone (lib/host/directory_guard.ts).
   await waitFor(
     `the private directory to go (exit ${status.code}, signal ${status.signal})`,
     async () => (await leftDirectories(server.base)).length === 0,
@@ -236,26 +236,23 @@ Deno.test("SIGTERM then SIGKILL 20 ms later, with a run in flight, leaves nothin
 Deno.test("removeNow removes the private directory before it returns, and one made after it", async () => {
   const base = await Deno.makeTempDir({ prefix: "tmux-mcp-remove-now-" });
   try {
-    const made = new TempFiles(async () => ({
-      path: await Deno.makeTempDir({ dir: base }),
+    const inBase = {
+      path: base,
       role: "test",
       variable: "TMPDIR",
-    }));
+      serverPrefix: "server-",
+    } as const;
+    const made = new TempFiles("/tmux-mcp-test-no-socket", inBase);
     const place = await made.place();
     await made.lend((file) => Deno.writeTextFile(file, "x"));
     made.removeNow();
     assert.deepEqual([...Deno.readDirSync(base)], [], `${place.path} is still there`);
-    // Told to stop while the directory is being made: it goes once made.
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => release = resolve);
-    const late = new TempFiles(async () => {
-      await gate;
-      return { path: await Deno.makeTempDir({ dir: base }), role: "test", variable: "TMPDIR" };
-    });
+    // Told to stop while the directory is being made (place() has begun, and makes nothing
+    // before it first waits): it goes once made.
+    const late = new TempFiles("/tmux-mcp-test-no-socket", inBase);
     const placing = late.place().catch(() => null);
     late.removeNow();
-    release();
-    await placing;
+    assert.ok(await placing, "the directory was made");
     assert.deepEqual([...Deno.readDirSync(base)].map((entry) => entry.name), []);
   } finally {
     await Deno.remove(base, { recursive: true });
@@ -265,7 +262,7 @@ Deno.test("removeNow removes the private directory before it returns, and one ma
 Deno.test("a directory's guard removes it when its process is SIGKILLed, whatever it was doing", async () => {
   const base = await Deno.makeTempDir({ prefix: "tmux-mcp-guard-" });
   const guarded = `${base}/guarded`;
-  const guard = new URL("../lib/util/directory_guard.ts", import.meta.url).href;
+  const guard = new URL("../lib/host/directory_guard.ts", import.meta.url).href;
   // A process that guards a directory, says so, then stays busy: it never runs a handler.
   const child = new Deno.Command(Deno.execPath(), {
     args: [

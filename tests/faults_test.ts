@@ -4,7 +4,7 @@
 // arrives. Each test asserts what the client got and that no process of the group remains.
 import assert from "node:assert/strict";
 import { enrolled, type Lab, processExists, typeInto, waitFor, waitForPrompt } from "./harness.ts";
-import { groupMembers, listProcesses } from "../lib/run/procfs.ts";
+import { groupMembers, listProcesses } from "../lib/host/processes.ts";
 
 const STOPPED = /stopped: no process of the script's group remains/;
 const ESCAPEE_STOPPED =

@@ -16,7 +16,7 @@ import {
   zshCommand,
 } from "./harness.ts";
 import { denoTrustEnvironment } from "../lib/cli/private_lab.ts";
-import { childrenOf } from "../lib/run/procfs.ts";
+import { childrenOf } from "../lib/host/processes.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;

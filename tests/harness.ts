@@ -11,7 +11,7 @@ import { type RunningServer, startServer } from "../lib/server/server.ts";
 import type { ServerContext } from "../lib/tools/context.ts";
 import type { RunHooks } from "../lib/run/run_machine.ts";
 import { socketPath, type TmuxClient } from "../lib/tmux/tmux.ts";
-import { childrenOf, processExists } from "../lib/run/procfs.ts";
+import { childrenOf, processExists } from "../lib/host/processes.ts";
 import {
   denoTrustEnvironment,
   labZshCommand,
@@ -80,7 +80,7 @@ export async function launcherOf(helperPid: number): Promise<number[]> {
 
 /**
  * This process's children other than the private directories' guards (a `sh` each in-process
- * server keeps for its life: lib/util/directory_guard.ts): the tmux clients it started.
+ * server keeps for its life: lib/host/directory_guard.ts): the tmux clients it started.
  */
 export async function childrenBesideGuards(): Promise<number[]> {
   const children = await childrenOf(Deno.pid);

@@ -12,7 +12,7 @@ import {
 import { helperCommand, helperProgram } from "../lib/run/helper_program.ts";
 import sha256Source from "../lib/run/sha256.pl" with { type: "text" };
 import { randomHex, sha256Hex } from "../lib/util/ids.ts";
-import { childrenOf, processExists } from "../lib/run/procfs.ts";
+import { childrenOf, processExists } from "../lib/host/processes.ts";
 import { waitFor } from "../lib/cli/private_lab.ts";
 import { openPidsLimit, pidsLimitAvailable } from "./pids_limit.ts";
 import { launcherOf } from "./harness.ts";

@@ -10,13 +10,14 @@ const LIB = new URL("../lib/", import.meta.url);
 /** Each folder and the folders (besides itself) its files may import from. */
 const MAY_IMPORT: Record<string, string[]> = {
   util: [],
+  host: ["util"],
   journal: ["util"],
   mcp: ["util"],
-  tmux: ["util", "mcp"],
-  run: ["util", "mcp", "tmux", "journal"],
-  tools: ["util", "mcp", "tmux", "run", "journal"],
-  cli: ["util", "mcp", "tmux", "run", "journal"],
-  server: ["util", "mcp", "tmux", "run", "tools", "cli", "journal"],
+  tmux: ["util", "host", "mcp"],
+  run: ["util", "host", "mcp", "tmux", "journal"],
+  tools: ["util", "host", "mcp", "tmux", "run", "journal"],
+  cli: ["util", "host", "mcp", "tmux", "run", "journal"],
+  server: ["util", "host", "mcp", "tmux", "run", "tools", "cli", "journal"],
 };
 
 /** The pinned third-party imports at lib/'s root, which every folder may use. */

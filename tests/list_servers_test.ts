@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { type Lab, type Payload, waitFor, withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";
 import { runTmux, type TmuxClient } from "../lib/tmux/tmux.ts";
-import { processExists } from "../lib/run/procfs.ts";
+import { processExists } from "../lib/host/processes.ts";
 
 /** A tmux server on the socket `path` with `sessions` sessions, each running sleep. */
 async function serverAt(lab: Lab, path: string, sessions: number): Promise<TmuxClient> {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { Session } from "node:inspector";
 import { waitFor, withLab, withServer } from "./harness.ts";
-import { childrenOf } from "../lib/run/procfs.ts";
+import { childrenOf } from "../lib/host/processes.ts";
 import { isJsonObject } from "../lib/util/json_object.ts";
 
 const ENROLL = ["--enable-tool", "tmux_run", "--enroll-pane", "%0=SETUP"];

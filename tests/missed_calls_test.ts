@@ -3,7 +3,7 @@
 // answer on that connection opens with one line naming the run and how it ended, once.
 import assert from "node:assert/strict";
 import { ENROLL, MISSED_LEAD, waitFor, withLab, withServer } from "./harness.ts";
-import { processExists } from "../lib/run/procfs.ts";
+import { processExists } from "../lib/host/processes.ts";
 
 /** The text content of a raw tools/call on `s.client`. */
 function textOf(result: { content?: unknown }): string {

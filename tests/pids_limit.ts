@@ -3,7 +3,7 @@
 // cgroup whose pids.max is what it already holds gets EAGAIN from its next fork, as a user over
 // `ulimit -u` would. This finds a writable pids controller (cgroup v1's own hierarchy, or v2's
 // unified one), and puts a process back where it was before the cgroup is removed.
-import { childrenOf } from "../lib/run/procfs.ts";
+import { childrenOf } from "../lib/host/processes.ts";
 
 /** A pids cgroup made for one test, that a helper is moved into before the door is closed. */
 export type PidsLimit = {

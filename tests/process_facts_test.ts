@@ -3,9 +3,9 @@
 // time stable, see a zombie or an exited process as gone, list the process table alike, tell a process that holds a file open
 // from one that does not, and pick /proc on Linux and ps/lsof elsewhere unless told otherwise.
 import assert from "node:assert/strict";
-import { chooseProcessFacts, type ProcessFacts } from "../lib/run/procfs.ts";
-import { PROC_FACTS } from "../lib/run/process_facts_proc.ts";
-import { PORTABLE_FACTS } from "../lib/run/process_facts_portable.ts";
+import { chooseProcessFacts, type ProcessFacts } from "../lib/host/processes.ts";
+import { PROC_FACTS } from "../lib/host/process_facts_proc.ts";
+import { PORTABLE_FACTS } from "../lib/host/process_facts_portable.ts";
 import { openLab, waitFor } from "../lib/cli/private_lab.ts";
 
 const LINUX = Deno.build.os === "linux";

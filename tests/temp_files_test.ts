@@ -3,13 +3,16 @@
 // filled up or mounted read-only, is that TMPDIR: each tool that needs a file there answers a
 // refusal naming the directory by role and saying what to do, never an empty success, never
 // `cancelled`, never a JSON-RPC error. Looks and waits that the open control connection serves
-// need no file and keep working. Mounting needs root; elsewhere these tests are skipped.
+// need no file and keep working. Mounting needs root; elsewhere these tests are skipped. A
+// directory that could not be made is made on a later call, and never once the server closed.
 import assert from "node:assert/strict";
 import { clientEnvironment, type Lab, waitFor, withLab } from "./harness.ts";
 import { Client, StdioClientTransport } from "./test_deps.ts";
 import { type StdioSession, withStdioServer } from "./stdio_server.ts";
 import { tmuxVersion } from "../lib/tmux/tmux.ts";
 import { behaviours } from "../lib/tmux/versions.ts";
+import { TempFiles } from "../lib/host/temp_files.ts";
+import { TempDirectoryError } from "../lib/host/directory_problems.ts";
 
 async function canMount(): Promise<boolean> {
   if (Deno.build.os !== "linux" || Deno.uid() !== 0) return false;
@@ -279,4 +282,33 @@ Deno.test({
         await client.close();
       }
     }),
+});
+
+Deno.test("a directory that cannot be made is tried again on the next call, and never after close", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "tmux-mcp-test-retry-" });
+  const base = {
+    path: `${tmp}/base`,
+    role: "under TMPDIR",
+    variable: "TMPDIR",
+    serverPrefix: "server-",
+  } as const;
+  try {
+    const files = new TempFiles("/tmux-mcp-test-no-socket", base);
+    for (let i = 1; i <= 2; i++) {
+      const error = await files.lend(() => Promise.resolve()).catch((error) => error);
+      assert.ok(error instanceof TempDirectoryError);
+      assert.equal(error.problem, "missing");
+    }
+    await Deno.mkdir(base.path, { mode: 0o700 });
+    await files.lend((file) => files.write(file, "made at last"));
+    assert.equal([...Deno.readDirSync(base.path)].length, 1, "the directory was made");
+    await files.close();
+    assert.deepEqual([...Deno.readDirSync(base.path)], [], "close removed it");
+    const closed = new TempFiles("/tmux-mcp-test-no-socket", base);
+    await closed.close();
+    await assert.rejects(closed.place(), TempDirectoryError);
+    assert.deepEqual([...Deno.readDirSync(base.path)], [], "nothing is made after close");
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
 });

@@ -22,15 +22,18 @@ import { tmuxCall } from "../lib/tmux/targets.ts";
 import { runTmux, type TmuxClient, tmuxVersion } from "../lib/tmux/tmux.ts";
 import { behaviours } from "../lib/tmux/versions.ts";
 import { snapshot } from "../lib/tmux/capture.ts";
-import { TempFiles } from "../lib/tmux/temp_files.ts";
+import { TempFiles } from "../lib/host/temp_files.ts";
 
-/** The capture's files in a new directory under /tmp, as a server with TMPDIR unset has them. */
-function tempFilesUnderTmp(placed: string[] = []): TempFiles {
-  return new TempFiles(async () => {
-    const path = await Deno.makeTempDir({ dir: "/tmp", prefix: "tmux-mcp-test-files-" });
-    placed.push(path);
-    return { path, role: "under /tmp", variable: "TMPDIR" };
-  });
+/**
+ * The capture's files in a new directory under /tmp, as a server with TMPDIR unset has them,
+ * and how many such directories were made so far.
+ */
+function tempFilesUnderTmp(): { files: TempFiles; placed: () => number } {
+  const serverPrefix = `tmux-mcp-test-files-${crypto.randomUUID()}-`;
+  const base = { path: "/tmp", role: "under /tmp", variable: "TMPDIR", serverPrefix } as const;
+  const placed = () =>
+    [...Deno.readDirSync("/tmp")].filter((entry) => entry.name.startsWith(serverPrefix)).length;
+  return { files: new TempFiles("/tmux-mcp-test-no-socket", base), placed };
 }
 import { labTmuxBinary } from "../lib/cli/private_lab.ts";
 
@@ -291,8 +294,7 @@ Deno.test("a capture through a control connection keeps lines that look like its
     await Deno.chmod(wrapper, 0o755);
     const tmux: TmuxClient = { bin: wrapper, socket: lab.tmux.socket, controlMode: "always" };
     const clients = async () => (await Deno.readTextFile(spawns)).split("\n").length - 1;
-    const placed: string[] = [];
-    const files = tempFilesUnderTmp(placed);
+    const { files, placed } = tempFilesUnderTmp();
     try {
       await controlRun(tmux, lab.pane, ["display-message", "-p", "open"]);
       const opened = await clients();
@@ -314,7 +316,7 @@ Deno.test("a capture through a control connection keeps lines that look like its
       // The pane shows lines shaped like notifications (`%output`, `%session-changed`), which
       // tmux before master could write inside an answer: such an answer is not taken as exact
       // (control_lines.ts), so the capture is taken again through a file, on every version.
-      assert.equal(placed.length, 1, "the capture went through a file");
+      assert.equal(placed(), 1, "the capture went through a file");
     } finally {
       await files.close();
       await closeControlConnections();
@@ -341,7 +343,7 @@ Deno.test({
     const dir = await Deno.makeTempDir({ dir: "/dev/shm", prefix: "tmux-mcp-ns-" });
     const bin = await labTmuxBinary();
     const tmux: TmuxClient = { bin, socket: { kind: "path", path: `${dir}/socket` } };
-    const files = tempFilesUnderTmp();
+    const { files } = tempFilesUnderTmp();
     try {
       const started = await new Deno.Command("unshare", {
         args: [

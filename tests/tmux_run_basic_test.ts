@@ -2,7 +2,7 @@
 // outputs, the receipt, and the shell's cwd and exported environment without any persistence.
 import assert from "node:assert/strict";
 import { sha256Hex } from "../lib/util/ids.ts";
-import { childrenOf } from "../lib/run/procfs.ts";
+import { childrenOf } from "../lib/host/processes.ts";
 import {
   ENROLL,
   enrolled,

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { type Lab, splitPane, waitFor, waitForPrompt, withLab, zshCommand } from "./harness.ts";
 import { sourceInPane } from "../lib/cli/private_lab.ts";
-import { privateBaseDirectory } from "../lib/run/rendezvous.ts";
-import { childrenOf, groupMembers } from "../lib/run/procfs.ts";
+import { privateBaseDirectory } from "../lib/host/rendezvous.ts";
+import { childrenOf, groupMembers } from "../lib/host/processes.ts";
 import { schemas } from "../lib/run/contract.ts";
 import { ajvAccepts, validationErrors } from "./schema_oracle.ts";
 
@@ -172,7 +172,7 @@ Deno.test("a directory left by a SIGKILLed server is removed at the next start",
   withLab(async (lab) => {
     const server = startServer(lab, [lab.pane]);
     const directory = await waitFor("the private directory", () => directoryOf(server.child.pid));
-    // Its guard would remove the directory once the server is gone (lib/util/directory_guard.ts):
+    // Its guard would remove the directory once the server is gone (lib/host/directory_guard.ts):
     // killed first, as a SIGKILL of the whole process group would.
     const guard = await waitFor("the directory's guard", () => guardOf(server.child.pid));
     Deno.kill(guard, "SIGKILL");

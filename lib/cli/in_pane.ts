@@ -3,10 +3,14 @@
 // asks it for an invitation for $TMUX_PANE, and prints the line that sources it. All three opt-in
 // layers stay: only such a server publishes itself, and the invitation enrolls nothing until
 // this pane's own root shell sources it.
-import { SERVER_RECORD, type ServerRecord } from "../run/server_record.ts";
-import { processExists } from "../run/procfs.ts";
-import { privateBase, whyNotPrivate } from "../run/rendezvous.ts";
-import { directoryProblem, type PrivacyProblem, TempDirectoryError } from "../tmux/temp_files.ts";
+import { SERVER_RECORD, type ServerRecord } from "../host/server_record.ts";
+import { processExists } from "../host/processes.ts";
+import { privateBase, whyNotPrivate } from "../host/rendezvous.ts";
+import {
+  directoryProblem,
+  type PrivacyProblem,
+  TempDirectoryError,
+} from "../host/directory_problems.ts";
 import { realPath } from "../tmux/caller.ts";
 import { shellQuote } from "../util/shell_quote.ts";
 import { helperPerlMissing } from "./prerequisites.ts";

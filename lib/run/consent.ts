@@ -5,7 +5,7 @@
 // a real helper's pid, cannot make another process open a file.
 import { encodeFrame, type Frame, parseHelperMessage } from "./frames.ts";
 import { randomHex } from "../util/ids.ts";
-import { holdsFileOpen, type ProcessIdentity, readIdentity } from "./procfs.ts";
+import { holdsFileOpen, type ProcessIdentity, readIdentity } from "../host/processes.ts";
 import { runTmux, type TmuxClient } from "../tmux/tmux.ts";
 import { closeQuietly } from "./channel.ts";
 

@@ -5,8 +5,8 @@
 // registry of the shells it accepted; the channel, the invitations, the checks and each
 // accepted shell's session have their own modules.
 import { randomHex } from "../util/ids.ts";
-import { isSameProcess, readIdentity } from "./procfs.ts";
-import { removeIfSame, writeExclusive, type WrittenFile } from "./rendezvous.ts";
+import { isSameProcess, readIdentity } from "../host/processes.ts";
+import { removeIfSame, writeExclusive, type WrittenFile } from "../host/rendezvous.ts";
 import { shellQuote } from "../util/shell_quote.ts";
 import { runTmux, type TmuxClient } from "../tmux/tmux.ts";
 import { type EnrolledShell, RunSlots } from "./run_machine.ts";

@@ -3,7 +3,12 @@
 // asks the kernel). It lives for the enrollment lifetime and is withdrawn — both files removed —
 // when it expires, is used, or is refused, so a setup file never enrolls twice.
 import { randomHex } from "../util/ids.ts";
-import { removeIfSame, removeIfSameNow, writeExclusive, type WrittenFile } from "./rendezvous.ts";
+import {
+  removeIfSame,
+  removeIfSameNow,
+  writeExclusive,
+  type WrittenFile,
+} from "../host/rendezvous.ts";
 
 export type Invitation = {
   token: string;

@@ -6,8 +6,8 @@
 // Linux the helper makes `sh` a child subreaper, so even an orphaned descendant stays below it
 // while it lives; elsewhere an orphan goes to init and cannot be told from anyone else's, and the
 // report says so. What remains afterwards is looked up, never assumed: the process table
-// (lib/run/procfs.ts: /proc on Linux, `ps` elsewhere).
-import { listProcesses, type ProcessRow } from "./procfs.ts";
+// (lib/host/processes.ts: /proc on Linux, `ps` elsewhere).
+import { listProcesses, type ProcessRow } from "../host/processes.ts";
 import { pollUntil } from "../util/delay.ts";
 
 /** Between SIGTERM and SIGKILL, and again for SIGKILL to take effect. */

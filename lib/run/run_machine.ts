@@ -8,7 +8,12 @@
 import type { Completion, HelperMessage, RefusalReason, ServerMessage } from "./frames.ts";
 import { authorize } from "./guard.ts";
 import { randomHex } from "../util/ids.ts";
-import { isSameProcess, type ProcessIdentity, readIdentity, workingDirectory } from "./procfs.ts";
+import {
+  isSameProcess,
+  type ProcessIdentity,
+  readIdentity,
+  workingDirectory,
+} from "../host/processes.ts";
 import { describeHalt, describeStop, stopGroup, type StopReport } from "./process_group.ts";
 import { failurePayload, type Receipt, RunFailure } from "./run_outcome.ts";
 import { type EncodedOutput, encodeOutput } from "./output_encoding.ts";

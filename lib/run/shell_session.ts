@@ -3,7 +3,7 @@
 // connections say turned into the events of the run in flight (lib/run/run_machine.ts).
 import { encodeFrame, type Frame, MalformedFrame, parseHelperMessage } from "./frames.ts";
 import { randomHex } from "../util/ids.ts";
-import type { ProcessIdentity } from "./procfs.ts";
+import type { ProcessIdentity } from "../host/processes.ts";
 import type { EnrolledShell } from "./run_machine.ts";
 import type { ProvedHelper } from "./consent.ts";
 import { closeQuietly } from "./channel.ts";

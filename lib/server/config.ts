@@ -158,7 +158,7 @@ export function parseCommandLine(
     throw new UsageError("--enroll-pane names the same file twice");
   }
   const waitMax = env.LIBTMUX_MCP_WAIT_MAX_SECONDS;
-  // Read where the process facts are chosen (lib/run/procfs.ts); a typo must not pass for unset.
+  // Read where the process facts are chosen (lib/host/processes.ts); a typo must not pass for unset.
   const facts = env.TMUX_MCP_PROCESS_FACTS;
   if (facts !== undefined && facts !== "" && facts !== "proc" && facts !== "portable") {
     throw new UsageError("TMUX_MCP_PROCESS_FACTS must be proc or portable, or unset");

@@ -20,8 +20,7 @@ import { StdioLineTransport } from "../mcp/wire/stdio_transport.ts";
 import { advertisedInput, advertisedOutput } from "../mcp/advertised.ts";
 import { type Caller, callerFromEnvironment } from "../tmux/caller.ts";
 import { Enrollments } from "../run/enrollment.ts";
-import { OpenDirectoryError } from "../run/rendezvous.ts";
-import { openServerDirectory } from "../run/server_record.ts";
+import { OpenDirectoryError } from "../host/rendezvous.ts";
 import { enrollCommandLine } from "../cli/in_pane.ts";
 import { helperPerlMissing } from "../cli/prerequisites.ts";
 import { randomHex } from "../util/ids.ts";
@@ -35,7 +34,8 @@ import type { RunHooks } from "../run/run_machine.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
 import { behaviours } from "../tmux/versions.ts";
 import { closeControlConnections } from "../tmux/control_servers.ts";
-import { startupRefusal, TempDirectoryError, TempFiles } from "../tmux/temp_files.ts";
+import { startupRefusal, TempDirectoryError } from "../host/directory_problems.ts";
+import { TempFiles } from "../host/temp_files.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT, CursorStore } from "../tmux/cursor_store.ts";
 import { POLICY_DENIED, refusal, toCallToolResult, type ToolPayload } from "../mcp/tool_result.ts";
 import { Journal } from "../journal/journal.ts";
@@ -153,8 +153,8 @@ export async function startServer(
   let enrollments: Enrollments | null = null;
   const tasks = new TaskStore();
   // The server's private directory: made here, once; tools that need a file there and find
-  // it unmade try again and say which directory failed (lib/tmux/temp_files.ts).
-  const tempFiles = new TempFiles(() => openServerDirectory(socketPath(tmux.socket)));
+  // it unmade try again and say which directory failed (lib/host/temp_files.ts).
+  const tempFiles = new TempFiles(socketPath(tmux.socket));
   // The person's journal (lib/journal/): a refusal or a failing disk is said once on stderr and
   // in tmux_capabilities, never to a call.
   const journal = config.journal.directory === null

@@ -13,6 +13,7 @@ import type { TmuxClient } from "./tmux.ts";
 import {
   isNotAnswering,
   notFound,
+  tempRefusal,
   tmuxCall,
   tmuxCallSpawned,
   type TmuxOutcome,
@@ -20,7 +21,8 @@ import {
 import { decodeUtf8 } from "../util/utf8.ts";
 import { controlBlocks } from "./control_servers.ts";
 import { randomHex } from "../util/ids.ts";
-import { TempDirectoryError, type TempFiles, tempRefusal } from "./temp_files.ts";
+import { TempDirectoryError } from "../host/directory_problems.ts";
+import type { TempFiles } from "../host/temp_files.ts";
 import { refusal } from "../mcp/tool_result.ts";
 
 export const DEFAULT_MAX_LINES = 1000;
@@ -167,7 +169,7 @@ export async function snapshot(
 
 /**
  * The capture through a uniquely named buffer saved to a private file, lent by `files`
- * (temp_files.ts): the file holds exactly the bytes tmux captured, those that are not UTF-8
+ * (lib/host/temp_files.ts): the file holds exactly the bytes tmux captured, those that are not UTF-8
  * included, and never travels as control-mode output.
  */
 async function captureThroughFile(

@@ -1,12 +1,13 @@
 // How text reaches a pane without send-keys quoting: it is written to a file lent from the
-// server's private directory (temp_files.ts), loaded into a uniquely named tmux buffer and
+// server's private directory (lib/host/temp_files.ts), loaded into a uniquely named tmux buffer and
 // pasted (bracketed when asked) in one tmux command, optionally followed by Enter in the same
 // queue turn. The paste carries the bytes as they are on every tmux (from 3.7 that takes -S,
 // versions.ts); only each newline becomes a carriage return, as a terminal pastes it. The
 // buffer is deleted by the paste, and the file emptied when given back.
 import { randomHex } from "../util/ids.ts";
-import { TempDirectoryError, type TempFiles, tempRefusal } from "./temp_files.ts";
-import { tmuxCall, type TmuxOutcome } from "./targets.ts";
+import { TempDirectoryError } from "../host/directory_problems.ts";
+import type { TempFiles } from "../host/temp_files.ts";
+import { tempRefusal, tmuxCall, type TmuxOutcome } from "./targets.ts";
 import { behavioursOf, type TmuxClient } from "./tmux.ts";
 
 export async function pasteIntoPane(

@@ -12,6 +12,7 @@ import {
 } from "./tmux.ts";
 import { controlCall, controlReads, serverAnswered } from "./control_servers.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
+import { type TempDirectoryError, whatIsWrong, whatToDo } from "../host/directory_problems.ts";
 
 export type SessionArgs = { session_id?: string; session_name?: string };
 
@@ -94,6 +95,15 @@ export function notAnswering(client: TmuxClient): Refusal {
 /** True when an outcome failed because its tmux server did not answer. */
 export function isNotAnswering(outcome: TmuxOutcome<unknown>): boolean {
   return !outcome.ok && outcome.payload.error.code === NOT_ANSWERING;
+}
+
+/** The refusal for a capture or paste whose file could not be made, written or read. */
+export function tempRefusal(error: TempDirectoryError, purpose: string): Refusal {
+  return refusal(
+    "temp_dir_unusable",
+    `the ${purpose} needs a file in the server's private temporary directory (${error.role}), ` +
+      `which ${whatIsWrong(error.problem)}; ${whatToDo(error.problem, error.variable)}`,
+  );
 }
 
 /** The bound server, or another server named for this one call. */

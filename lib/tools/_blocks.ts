@@ -99,7 +99,7 @@ export const RESULT_IDS = {
 };
 
 /**
- * A pane's foreground process as the kernel says (lib/run/procfs.ts), never read from its text;
+ * A pane's foreground process as the kernel says (lib/host/processes.ts), never read from its text;
  * null when it could not be read. Bounds: 32 arguments, 1024 characters.
  */
 export const FOREGROUND = oneOf([

@@ -6,7 +6,7 @@ import type { RunHooks } from "../run/run_machine.ts";
 import type { FieldHints, JsonSchema } from "../mcp/schemas.ts";
 import type { Caller } from "../tmux/caller.ts";
 import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";
-import type { TempFiles } from "../tmux/temp_files.ts";
+import type { TempFiles } from "../host/temp_files.ts";
 import type { Cursor } from "../tmux/capture.ts";
 import type { CursorStore } from "../tmux/cursor_store.ts";
 import type { ToolPayload } from "../mcp/tool_result.ts";

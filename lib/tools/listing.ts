@@ -6,7 +6,7 @@ import { sameServerAsCaller } from "../tmux/caller.ts";
 import { listServers, MAX_SERVERS } from "../tmux/servers.ts";
 import { fencedRows } from "../tmux/fenced_rows.ts";
 import { PANE_FIELDS, type PaneFacts, parseAll, parsePane } from "../tmux/pane_rows.ts";
-import { foregroundCommands } from "../run/procfs.ts";
+import { foregroundCommands } from "../host/processes.ts";
 import {
   array,
   boolean,

@@ -43,15 +43,10 @@ import {
   toolInput,
 } from "../mcp/json_schema.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
-import { clientFor, type Refusal } from "../tmux/targets.ts";
+import { clientFor, type Refusal, tempRefusal } from "../tmux/targets.ts";
 import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
-import {
-  problemOf,
-  TempDirectoryError,
-  type TempFiles,
-  type TempPlace,
-  tempRefusal,
-} from "../tmux/temp_files.ts";
+import { problemOf, TempDirectoryError, type TempPlace } from "../host/directory_problems.ts";
+import type { TempFiles } from "../host/temp_files.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
 import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
 import { MAX_LINES, PANE_ID, SOCKET_NAME } from "./_blocks.ts";

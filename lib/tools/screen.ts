@@ -11,7 +11,7 @@ import {
 } from "../tmux/capture.ts";
 import { TMUX_ANSWER_SECONDS, type TmuxClient } from "../tmux/tmux.ts";
 import { readScreen } from "../tmux/pane_screen.ts";
-import { foregroundCommands } from "../run/procfs.ts";
+import { foregroundCommands } from "../host/processes.ts";
 import {
   array,
   boolean,

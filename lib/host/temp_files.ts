@@ -1,123 +1,20 @@
-// The capture's and the paste's files. A capture comes back from tmux through a file (never as
-// control-mode text: capture.ts says why) and a paste reaches tmux through one, on every
-// run_command, wait and capture. Making and removing a file per call put two filesystem calls
-// on the main thread each time, and on ext4 one unlink blocked 50–830 ms while every call in
-// flight waited. So a few files are made once, in the server's private directory (on a tmpfs
-// where XDG_RUNTIME_DIR names one), lent to one call at a time and emptied when given back;
-// they go with the directory at close. On a tmpfs, reads and writes are synchronous calls (a
-// few µs, where Deno's asynchronous ones take ~70 µs in a hop to a worker thread); anywhere
-// else they run off the main thread, so a stalled disk delays only the call that uses it.
-// A directory that is full or read-only is a refusal naming which directory and what to do.
-import { refusal } from "../mcp/tool_result.ts";
-import type { Refusal } from "./targets.ts";
-import { type DirectoryGuard, guardDirectory } from "../util/directory_guard.ts";
-
-/**
- * A directory, how a person knows it ("under TMPDIR": errors never echo a path) and the
- * variable that chooses it.
- */
-export type TempPlace = {
-  path: string;
-  role: string;
-  variable: "XDG_RUNTIME_DIR" | "TMPDIR";
-};
-
-/** Why a directory that is there is not private: it may be someone else's (squatted). */
-export type PrivacyProblem = "symlink" | "not_directory" | "other_owner" | "too_open";
-
-export type TempProblem =
-  | "full"
-  | "read_only"
-  | "not_writable"
-  | "missing"
-  | "no_parent"
-  | PrivacyProblem
-  | "unusable";
-
-export class TempDirectoryError extends Error {
-  readonly role: string;
-  readonly variable: TempPlace["variable"];
-  /** The directory's path, for the person starting the server; tool errors never say it. */
-  readonly path: string | undefined;
-  constructor(
-    place: Omit<TempPlace, "path"> & { path?: string },
-    readonly problem: TempProblem,
-  ) {
-    super(`the private directory ${place.role}: ${problem}`);
-    this.role = place.role;
-    this.variable = place.variable;
-    this.path = place.path;
-  }
-}
-
-/** What an error of a filesystem call says about the directory it was made in. */
-export function problemOf(error: unknown): TempProblem {
-  if (error instanceof TempDirectoryError) return error.problem;
-  const code = error instanceof Error && "code" in error ? error.code : undefined;
-  if (code === "ENOSPC" || code === "EDQUOT") return "full";
-  if (code === "EROFS") return "read_only";
-  if (code === "EACCES" || code === "EPERM") return "not_writable";
-  if (code === "ENOENT" || code === "ENOTDIR") return "missing";
-  return "unusable";
-}
-
-const WHAT_IS_WRONG: Record<TempProblem, string> = {
-  full: "is full",
-  read_only: "is on a read-only filesystem",
-  not_writable: "cannot be written by this user",
-  missing: "does not exist",
-  no_parent: "could not be made, as the directory it goes in does not exist",
-  symlink: "is a symlink (it must be a directory this user owns, mode 0700)",
-  not_directory: "is not a directory (it must be a directory this user owns, mode 0700)",
-  other_owner: "belongs to another user (it must be a directory this user owns, mode 0700)",
-  too_open: "is open to other users (it must be a directory this user owns, mode 0700)",
-  unusable: "could not be used",
-};
-
-/** What to do about `problem`, for a directory chosen by `variable`. */
-function whatToDo(problem: TempProblem, variable: TempPlace["variable"]): string {
-  const restart = `restart the server with ${variable} naming`;
-  switch (problem) {
-    case "full":
-      return `free space there, or ${restart} a directory on a filesystem with room`;
-    case "not_writable":
-      return `${restart} a directory this user may write`;
-    case "missing":
-      return `create it, or ${restart} a directory that exists`;
-    case "no_parent":
-      return `create that directory, or ${restart} a directory that exists (or unset it)`;
-    case "symlink":
-    case "not_directory":
-    case "other_owner":
-    case "too_open":
-      return `remove it (it may be another user's), or ${restart} a directory only you can write`;
-    default:
-      return `${restart} a writable directory`;
-  }
-}
-
-/** The refusal for a capture or paste whose file could not be made, written or read. */
-export function tempRefusal(error: TempDirectoryError, purpose: string): Refusal {
-  return refusal(
-    "temp_dir_unusable",
-    `the ${purpose} needs a file in the server's private temporary directory (${error.role}), ` +
-      `which ${WHAT_IS_WRONG[error.problem]}; ${whatToDo(error.problem, error.variable)}`,
-  );
-}
-
-/**
- * The startup refusal for a private directory that could not be prepared: its path (the
- * person starting the server may see it), what is wrong and what to do.
- */
-export function startupRefusal(error: TempDirectoryError): string {
-  return `${directoryProblem(error)}; ${whatToDo(error.problem, error.variable)}`;
-}
-
-/** Which private directory, by path and role, and what is wrong with it. */
-export function directoryProblem(error: TempDirectoryError): string {
-  const where = error.path ? `${error.path} (${error.role})` : `(${error.role})`;
-  return `the private directory ${where} ${WHAT_IS_WRONG[error.problem]}`;
-}
+// The server's private directory, and the capture's and the paste's files lent from it. This
+// is the directory's one owner: it makes it (openServerDirectory: a fresh 0700 directory in the
+// private base, with the server's record), guards it, lends its files and removes it. A capture
+// comes back from tmux through a file (never as control-mode text: lib/tmux/capture.ts says why)
+// and a paste reaches tmux through one, on every run_command, wait and capture. Making and
+// removing a file per call put two filesystem calls on the main thread each time, and on ext4 one
+// unlink blocked 50–830 ms while every call in flight waited. So a few files are made once, in
+// the directory (on a tmpfs where XDG_RUNTIME_DIR names one), lent to one call at a time and
+// emptied when given back; they go with the directory at close. On a tmpfs, reads and writes are
+// synchronous calls (a few µs, where Deno's asynchronous ones take ~70 µs in a hop to a worker
+// thread); anywhere else they run off the main thread, so a stalled disk delays only the call
+// that uses it. A directory that is full or read-only is a TempDirectoryError naming which one
+// and what is wrong.
+import { type DirectoryGuard, guardDirectory } from "./directory_guard.ts";
+import { problemOf, TempDirectoryError, type TempPlace } from "./directory_problems.ts";
+import { openServerDirectory } from "./server_record.ts";
+import type { PrivateBase } from "./rendezvous.ts";
 
 /** More files than this, made for a burst of calls at once, are removed when given back. */
 const KEPT_FILES = 16;
@@ -160,7 +57,8 @@ const CLOSED = { role: "removed as the server closes", variable: "TMPDIR" } as c
  * again on a call while it could not be made), and the files lent from it.
  */
 export class TempFiles {
-  #make: () => Promise<TempPlace>;
+  #tmuxSocketPath: string;
+  #base: PrivateBase | undefined;
   #opened: Promise<Opened> | null = null;
   #free: string[] = [];
   #made = 0;
@@ -170,8 +68,13 @@ export class TempFiles {
   /** Removes the directory when this process ends without removing it (a SIGKILL). */
   #guard: DirectoryGuard | null = null;
 
-  constructor(make: () => Promise<TempPlace>) {
-    this.#make = make;
+  /**
+   * The directory of a server of the tmux socket `tmuxSocketPath` (its record names it for
+   * `tmux-mcp enroll`), in `base`, else in the private base the environment chooses.
+   */
+  constructor(tmuxSocketPath: string, base?: PrivateBase) {
+    this.#tmuxSocketPath = tmuxSocketPath;
+    this.#base = base;
   }
 
   /** The directory, made once; a failure throws TempDirectoryError and is tried again later. */
@@ -185,7 +88,7 @@ export class TempFiles {
       return Promise.reject(new TempDirectoryError(CLOSED, "missing"));
     }
     this.#opened ??= (async () => {
-      const place = await this.#make().catch((error) => {
+      const place = await openServerDirectory(this.#tmuxSocketPath, this.#base).catch((error) => {
         throw error instanceof TempDirectoryError ? error : new TempDirectoryError(
           { role: "under XDG_RUNTIME_DIR, else TMPDIR", variable: "TMPDIR" },
           problemOf(error),

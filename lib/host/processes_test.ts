@@ -2,7 +2,7 @@
 // kept, with `truncated` saying whether anything was cut; a backend that cannot tell the
 // arguments apart reports only the command line.
 import assert from "node:assert/strict";
-import { boundForeground, FOREGROUND_MAX_ARGS, FOREGROUND_MAX_CHARS } from "./procfs.ts";
+import { boundForeground, FOREGROUND_MAX_ARGS, FOREGROUND_MAX_CHARS } from "./processes.ts";
 
 const process = (argv: string[], cut = false) => ({
   pid: 7,

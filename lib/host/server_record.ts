@@ -1,10 +1,10 @@
 // A server's private directory outlives the server when it is killed (SIGKILL runs no cleanup),
-// so each server, whatever its tools, publishes who it is — pid, start time and the backend that read it, and its
-// tmux socket for `tmux-mcp enroll` to find — and the next server removes a directory only when
-// its owner is provably gone.
-import { PROCESS_FACTS_NAME, readIdentity } from "./procfs.ts";
-import { makeServerDirectory, privateBase, whyNotPrivate } from "./rendezvous.ts";
-import { problemOf, TempDirectoryError, type TempPlace } from "../tmux/temp_files.ts";
+// so each server, whatever its tools, publishes who it is — pid, start time and the backend that
+// read it, and its tmux socket for `tmux-mcp enroll` to find — and the next server removes a
+// directory only when its owner is provably gone.
+import { PROCESS_FACTS_NAME, readIdentity } from "./processes.ts";
+import { makeServerDirectory, type PrivateBase, privateBase, whyNotPrivate } from "./rendezvous.ts";
+import { problemOf, TempDirectoryError, type TempPlace } from "./directory_problems.ts";
 
 /** What a running server publishes in its private directory for in-pane enrollment. */
 export type ServerRecord = {
@@ -17,11 +17,15 @@ export type ServerRecord = {
 export const SERVER_RECORD = "server.json";
 
 /**
- * This server's private directory, made once at startup: a new 0700 directory in the private
- * base with the record published, after the directories of servers provably gone are removed.
+ * This server's private directory, made once at startup (by its owner, temp_files.ts): a new
+ * 0700 directory in `base` (by default the private base the environment chooses) with the
+ * record published, after the directories of servers provably gone are removed.
  */
-export async function openServerDirectory(tmuxSocketPath: string): Promise<TempPlace> {
-  const base = await privateBase();
+export async function openServerDirectory(
+  tmuxSocketPath: string,
+  chosen?: PrivateBase,
+): Promise<TempPlace> {
+  const base = chosen ?? await privateBase();
   await removeAbandonedDirectories(base.path, base.serverPrefix).catch(() => {});
   const directory = await makeServerDirectory(base);
   try {

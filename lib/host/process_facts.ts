@@ -1,4 +1,4 @@
-// What a backend of process facts answers (lib/run/procfs.ts chooses one: /proc on Linux,
+// What a backend of process facts answers (lib/host/processes.ts chooses one: /proc on Linux,
 // ps and lsof elsewhere). The shapes live apart from the choice so that each backend and the
 // chooser depend on them, not on one another.
 export type ProcessIdentity = { pid: number; parentPid: number; startTime: string };
@@ -17,7 +17,7 @@ export type ProcessRow = {
 
 /**
  * The foreground process of a pid's controlling terminal (its foreground process group's
- * leader) as a backend reads it, before procfs.ts bounds it.
+ * leader) as a backend reads it, before processes.ts bounds it.
  */
 export type ForegroundProcess = {
   pid: number;

@@ -70,7 +70,7 @@ function holdsFileOpen(pid: number, path: string): Promise<boolean> {
   return Promise.resolve(false);
 }
 
-/** The most of a command line read: far past what procfs.ts reports, well short of ARG_MAX. */
+/** The most of a command line read: far past what processes.ts reports, well short of ARG_MAX. */
 const CMDLINE_READ_BYTES = 64 * 1024;
 
 /** The first `max` bytes of a file (or all of it), and whether there was more; null when gone. */

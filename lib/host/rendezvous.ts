@@ -2,14 +2,15 @@
 // the channel socket, the helper script) and the capture's and paste's files live in one 0700
 // directory per server, made at startup, that only this user can enter; a world-writable
 // parent is used only after checking that our directory in it is a real directory, owned by us,
-// with no group or other bits, and one that is not (squatted) is left alone for a fresh one. Setup files are created exclusively, in place, in a directory
-// no other user can change, and removed only while they are still our inode.
+// with no group or other bits, and one that is not (squatted) is left alone for a fresh one.
+// Setup files are created exclusively, in place, in a directory no other user can change, and
+// removed only while they are still our inode.
 import {
   type PrivacyProblem,
   problemOf,
   TempDirectoryError,
   type TempPlace,
-} from "../tmux/temp_files.ts";
+} from "./directory_problems.ts";
 
 /**
  * Where this user's servers make their directories: `path`, each as a fresh `serverPrefix…`

@@ -5,7 +5,7 @@
 // ignores the signals that end a session, waits on a pipe that only this process holds open: the
 // pipe ends when this process ends, for any reason, and the shell then removes the directory.
 // A kill of the whole process group ends the shell too; the next server's start removes such a
-// directory once its owner is provably gone (lib/run/server_record.ts).
+// directory once its owner is provably gone (lib/host/server_record.ts).
 
 /** Ignore the signals, wait for the pipe to end, remove the directory named by `$1`. */
 const GUARD = 'trap "" HUP INT TERM; cat >/dev/null 2>&1; rm -rf -- "$1"';

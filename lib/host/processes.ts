@@ -1,8 +1,8 @@
 // What the kernel says about a process. Identity checks never trust what a shell or helper says
 // about itself: a pid is only "the same process" while its start time is unchanged, and "who
 // holds this file open" is read from the kernel's own table of the process's open files. The
-// facts come from /proc on Linux (lib/run/process_facts_proc.ts) and from ps and lsof elsewhere
-// (lib/run/process_facts_portable.ts); TMUX_MCP_PROCESS_FACTS=portable or =proc forces one.
+// facts come from /proc on Linux (lib/host/process_facts_proc.ts) and from ps and lsof elsewhere
+// (lib/host/process_facts_portable.ts); TMUX_MCP_PROCESS_FACTS=portable or =proc forces one.
 import { PROC_FACTS } from "./process_facts_proc.ts";
 import { PORTABLE_FACTS } from "./process_facts_portable.ts";
 import type {
