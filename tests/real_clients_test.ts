@@ -47,7 +47,7 @@ const LARGE_SCRIPT = `for i in $(seq -w 1 ${LARGE_LINES}); do ` +
   "printf 'line %s %s\\n' $i 0123456789012345678901234567890123456789; done; exit 4";
 const LARGE_BYTES = LARGE_LINES * 51;
 
-/** The tool a client offers for one of ours, whatever prefix it gives the name. */
+/** The tool a client offers for one of ours, whatever prefix or namespace it gives it. */
 function offered(tools: OfferedTool[], ours: string): OfferedTool | undefined {
   return tools.find((tool) => tool.name === ours || tool.name.endsWith(`__${ours}`));
 }
@@ -68,6 +68,7 @@ function script(
       if (!tool) return { text: `the client offered no ${ours}` };
       return {
         tool: tool.name,
+        namespace: tool.namespace,
         args: addsWaitForPrevious ? { ...args, wait_for_previous: true } : args,
       };
     };
@@ -216,6 +217,8 @@ function checkAll(client: RealClient, { turns, output }: Drive): void {
   if (client.keepsLargeResult) {
     assert.ok(large.length >= LARGE_BYTES, `the model got ${large.length} characters`);
     assert.match(large, new RegExp(`line ${LARGE_LINES} `));
+  } else {
+    assert.ok(large.length < LARGE_BYTES, `the model got all ${large.length} characters`);
   }
   assert.match(refused, /unsupported/);
   assert.match(refused, /is not enrolled for tmux_run/);
@@ -274,7 +277,59 @@ const claudeCode: RealClient = {
   },
 };
 
-for (const client of [claudeCode]) {
+/** A TOML value: JSON writes strings, arrays and inline tables the way TOML reads them. */
+function toml(value: unknown): string {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    return `{ ${Object.entries(value).map(([key, item]) => `${key} = ${toml(item)}`).join(", ")} }`;
+  }
+  return JSON.stringify(value);
+}
+
+const codex: RealClient = {
+  name: "Codex",
+  bin: "codex/node_modules/.bin/codex",
+  addsWaitForPrevious: false,
+  keepsLargeResult: false,
+  run: async ({ bin, home, workspace, modelUrl, server, env }) => {
+    // Its own home (CODEX_HOME) with the README's [mcp_servers.tmux] and a provider on loopback.
+    const codexHome = `${home}/.codex`;
+    await Deno.mkdir(codexHome);
+    await Deno.writeTextFile(
+      `${codexHome}/config.toml`,
+      [
+        `model = "scripted"`,
+        `model_provider = "scripted"`,
+        `approval_policy = "never"`,
+        "",
+        "[model_providers.scripted]",
+        `name = "scripted"`,
+        `base_url = ${toml(`${modelUrl}/v1`)}`,
+        `wire_api = "responses"`,
+        "",
+        "[mcp_servers.tmux]",
+        `command = ${toml(server.command)}`,
+        `args = ${toml(server.args)}`,
+        `env = ${toml(server.env)}`,
+        "startup_timeout_sec = 120",
+        "tool_timeout_sec = 660",
+        // `codex exec` cannot ask: without this a call that changes something (tmux_run, not
+        // tmux_capabilities) is refused "MCP tool call requires approval, but approval policy
+        // is never".
+        `default_tools_approval_mode = "approve"`,
+        "",
+      ].join("\n"),
+    );
+    return await new Deno.Command(bin, {
+      args: ["exec", "--skip-git-repo-check", PROMPT],
+      cwd: workspace,
+      env: { ...env, CODEX_HOME: codexHome },
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+  },
+};
+
+for (const client of [claudeCode, codex]) {
   const reason = CLIENTS ? await missing(client) : "TMUX_MCP_CLIENTS is unset";
   if (reason) console.error(`real_clients_test: ${client.name} is ignored: ${reason}`);
   Deno.test({

@@ -4,11 +4,17 @@
 // one a turn. It records what the client sent the model: the tools offered, and every tool
 // result, so the test can assert on what a model of that client actually sees.
 
-/** A tool as the client offered it to the model: its name there and its input schema. */
-export type OfferedTool = { name: string; schema: unknown };
+/**
+ * A tool as the client offered it to the model: its name there, the namespace it was offered in
+ * (Codex groups a server's tools in one, the Responses API's `namespace` tool) and its input
+ * schema.
+ */
+export type OfferedTool = { name: string; namespace?: string; schema: unknown };
 
 /** What the model decides on a turn: call a tool, or answer in text (the end). */
-export type Move = { tool: string; args: Record<string, unknown> } | { text: string };
+export type Move =
+  | { tool: string; namespace?: string; args: Record<string, unknown> }
+  | { text: string };
 
 /**
  * One turn of the main conversation: what the model was given (the tools, the results, the whole
@@ -56,11 +62,20 @@ function anthropicConversation(body: Json): Conversation {
   return { tools, results };
 }
 
-// OpenAI Responses: tools [{type: "function", name, parameters}], results as
-// function_call_output items of the input.
+// OpenAI Responses: tools [{type: "function", name, parameters}] and namespaces of them
+// [{type: "namespace", name, tools}], results as function_call_output items of the input.
 function responsesConversation(body: Json): Conversation {
-  const tools = list(body.tools).filter((tool) => typeof tool.name === "string")
-    .map((tool) => ({ name: String(tool.name), schema: tool.parameters }));
+  const tools = list(body.tools).flatMap((tool) =>
+    tool.type === "namespace"
+      ? list(tool.tools).map((inner) => ({
+        name: String(inner.name),
+        namespace: String(tool.name),
+        schema: inner.parameters,
+      }))
+      : tool.type === "function"
+      ? [{ name: String(tool.name), schema: tool.parameters }]
+      : []
+  );
   const results = list(body.input).filter((item) => item.type === "function_call_output")
     .map((item) => asText(item.output));
   return { tools, results };
@@ -147,6 +162,7 @@ function responsesAnswer(move: Move): Response {
       type: "function_call",
       id: nextId("fc"),
       call_id: nextId("call"),
+      ...(move.namespace !== undefined && { namespace: move.namespace }),
       name: move.tool,
       arguments: JSON.stringify(move.args),
       status: "completed",
