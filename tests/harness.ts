@@ -9,7 +9,7 @@ import { parseCommandLine } from "../lib/server/config.ts";
 import { randomHex } from "../lib/util/ids.ts";
 import { type RunningServer, startServer } from "../lib/server/server.ts";
 import type { ServerContext } from "../lib/tools/context.ts";
-import type { RunHooks } from "../lib/run/run_machine.ts";
+import type { RunHooks } from "../lib/run/run.ts";
 import { socketPath, type TmuxClient } from "../lib/tmux/tmux.ts";
 import { childrenOf, processExists } from "../lib/host/processes.ts";
 import {

@@ -9,7 +9,7 @@ import { isSameProcess, readIdentity } from "../host/processes.ts";
 import { removeIfSame, writeExclusive, type WrittenFile } from "../host/rendezvous.ts";
 import { shellQuote } from "../util/shell_quote.ts";
 import { runTmux, type TmuxClient } from "../tmux/tmux.ts";
-import { type EnrolledShell, RunSlots } from "./run_machine.ts";
+import { type EnrolledShell, RunSlots } from "./run_slots.ts";
 import { closeQuietly, openChannel } from "./channel.ts";
 import { Invitations } from "./invitations.ts";
 import { HelperArrivals, paneRootHolding } from "./consent.ts";

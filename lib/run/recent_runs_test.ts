@@ -42,10 +42,21 @@ Deno.test("a failed run keeps its code, stop sentence, delivery and any completi
   const recent = new RecentRuns();
   const completion: Completion = { state: "exited", exit_status: 0, signal: null };
   recent.begin(start(1)).failed(
-    new RunFailure("deadline", "the script ran long; it was stopped", "possibly_sent", null),
+    new RunFailure({
+      code: "deadline",
+      message: "the script ran long; it was stopped",
+      delivery: "possibly_sent",
+      receipt: null,
+    }),
   );
   recent.begin(start(2)).failed(
-    new RunFailure("deadline", "sh exited 0", "observed", null, completion),
+    new RunFailure({
+      code: "deadline",
+      message: "sh exited 0",
+      delivery: "observed",
+      receipt: null,
+      completion,
+    }),
   );
   const [observed, stopped] = recent.list();
   assert.equal(stopped.outcome, "failed");

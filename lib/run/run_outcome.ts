@@ -26,17 +26,34 @@ export type RunFailureCode =
   | "deadline"
   | "transport_error";
 
+/** What a phase knows when it fails; what it leaves out is what it does not hold. */
+export type RunFailureFacts = {
+  code: RunFailureCode;
+  message: string;
+  /** Default `not_sent`: nothing reached the helper. */
+  delivery?: Delivery;
+  /** The guard's receipt, once it granted the run. */
+  receipt?: Receipt | null;
+  /** How the script ended, once the helper read it. */
+  completion?: Completion | null;
+  /** Gate failures (policy, invalid input, closed at the gate) carry no effects at all. */
+  atGate?: boolean;
+};
+
 export class RunFailure extends Error {
-  constructor(
-    readonly code: RunFailureCode,
-    message: string,
-    readonly delivery: Delivery = "not_sent",
-    readonly receipt: Receipt | null = null,
-    readonly completion: Completion | null = null,
-    /** Gate failures (policy, invalid input, closed at the gate) carry no effects at all. */
-    readonly atGate = false,
-  ) {
-    super(message);
+  readonly code: RunFailureCode;
+  readonly delivery: Delivery;
+  readonly receipt: Receipt | null;
+  readonly completion: Completion | null;
+  readonly atGate: boolean;
+
+  constructor(facts: RunFailureFacts) {
+    super(facts.message);
+    this.code = facts.code;
+    this.delivery = facts.delivery ?? "not_sent";
+    this.receipt = facts.receipt ?? null;
+    this.completion = facts.completion ?? null;
+    this.atGate = facts.atGate ?? false;
   }
 }
 

@@ -147,14 +147,14 @@ const TABLE: Row[] = [
 
 for (const row of TABLE) {
   Deno.test(`${row.stage}: ${row.condition} → ${row.code}, ${row.delivery}, ${row.effects}`, () => {
-    const failure = new RunFailure(
-      row.code,
-      "a fixed message",
-      row.delivery,
-      row.receipt ? RECEIPT : null,
-      row.completion ?? null,
-      row.atGate ?? false,
-    );
+    const failure = new RunFailure({
+      code: row.code,
+      message: "a fixed message",
+      delivery: row.delivery,
+      receipt: row.receipt ? RECEIPT : null,
+      completion: row.completion ?? null,
+      atGate: row.atGate ?? false,
+    });
     const payload = failurePayload(failure);
     assert.ok(!payload.ok);
     assert.equal(payload.error.code, row.code);
@@ -190,14 +190,16 @@ Deno.test("gate refusals outside tmux_run's handler are valid results without ef
 
 Deno.test("a receipt makes effects known whatever the delivery", () => {
   for (const delivery of ["not_sent", "possibly_sent", "observed"] as const) {
-    const payload = failurePayload(new RunFailure("closed", "m", delivery, RECEIPT));
+    const payload = failurePayload(
+      new RunFailure({ code: "closed", message: "m", delivery, receipt: RECEIPT }),
+    );
     assert.ok(!payload.ok);
     assert.equal((payload.error.effects as { state: string }).state, "known");
   }
 });
 
 Deno.test("a failure is not_sent with no effects evidence unless told otherwise", () => {
-  const failure = new RunFailure("unsupported", "m");
+  const failure = new RunFailure({ code: "unsupported", message: "m" });
   assert.equal(failure.delivery, "not_sent");
   assert.equal(failure.receipt, null);
   assert.equal(failure.completion, null);

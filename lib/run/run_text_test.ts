@@ -79,13 +79,22 @@ Deno.test("long output goes in as the pieces it was decoded in", () => {
 });
 
 Deno.test("a failure says code, delivery and message once, then its effects and receipt", () => {
-  const refused = runResultText(failurePayload(new RunFailure("unsupported", "not enrolled")));
+  const refused = runResultText(
+    failurePayload(new RunFailure({ code: "unsupported", message: "not enrolled" })),
+  );
   assert.deepEqual(refused, [
     "error unsupported (delivery: not_sent): not enrolled\n" +
     "effects: none; not authorized; completion unobserved",
   ]);
   const stopped = runResultText(
-    failurePayload(new RunFailure("capacity", "over", "possibly_sent", RECEIPT)),
+    failurePayload(
+      new RunFailure({
+        code: "capacity",
+        message: "over",
+        delivery: "possibly_sent",
+        receipt: RECEIPT,
+      }),
+    ),
   ).join("");
   assert.deepEqual(stopped.split("\n"), [
     "error capacity (delivery: possibly_sent): over",
@@ -95,7 +104,16 @@ Deno.test("a failure says code, delivery and message once, then its effects and 
     `${RECEIPT.enrollment_generation}, process_generation ${RECEIPT.process_generation}`,
   ]);
   const gate = runResultText(
-    failurePayload(new RunFailure("invalid_input", "bad", "not_sent", null, null, true)),
+    failurePayload(
+      new RunFailure({
+        code: "invalid_input",
+        message: "bad",
+        delivery: "not_sent",
+        receipt: null,
+        completion: null,
+        atGate: true,
+      }),
+    ),
   );
   assert.deepEqual(gate, ["error invalid_input (delivery: not_sent): bad"]);
 });

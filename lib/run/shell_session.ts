@@ -1,10 +1,10 @@
 // One accepted shell, for as long as it stays enrolled: its line channel (from zsh) and its
 // helper's frame link, owned together and closed together when either ends, and what those two
-// connections say turned into the events of the run in flight (lib/run/run_machine.ts).
+// connections say turned into the events of the run in flight (lib/run/run_slots.ts).
 import { encodeFrame, type Frame, MalformedFrame, parseHelperMessage } from "./frames.ts";
 import { randomHex } from "../util/ids.ts";
 import type { ProcessIdentity } from "../host/processes.ts";
-import type { EnrolledShell } from "./run_machine.ts";
+import type { EnrolledShell } from "./run_slots.ts";
 import type { ProvedHelper } from "./consent.ts";
 import { closeQuietly } from "./channel.ts";
 

@@ -30,7 +30,7 @@ import { attachSkills, loadSkills } from "./skills.ts";
 import type { SkillsExtension } from "../deps.ts";
 import type { ParsedCall, ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
 import { type MissedCalls, missedCalls } from "./missed_calls.ts";
-import type { RunHooks } from "../run/run_machine.ts";
+import type { RunHooks } from "../run/run.ts";
 import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
 import { behaviours } from "../tmux/versions.ts";
 import { closeControlConnections } from "../tmux/control_servers.ts";

@@ -2,7 +2,7 @@
 // this server is bound to, its generation, and the enrollments. Tools are plain definitions
 // over this context, so the server wiring, the tests and the benchmark all use the same code.
 import type { Enrollments } from "../run/enrollment.ts";
-import type { RunHooks } from "../run/run_machine.ts";
+import type { RunHooks } from "../run/run.ts";
 import type { FieldHints, JsonSchema } from "../mcp/schemas.ts";
 import type { Caller } from "../tmux/caller.ts";
 import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";

@@ -3,7 +3,8 @@
 // run slots it takes (one per shell, 8 per server). The run itself — prepare, authorize (the
 // commit point), execute, retire — is lib/run/run_machine.ts; every failure is a RunFailure
 // that run_outcome.ts turns into `{code, delivery, effects}`.
-import { type Interruption, type OutputSoFar, runScript } from "../run/run_machine.ts";
+import { runScript } from "../run/run_machine.ts";
+import type { Interruption, OutputSoFar } from "../run/run.ts";
 import { failurePayload, RunFailure } from "../run/run_outcome.ts";
 import { sha256Hex } from "../util/ids.ts";
 import {
@@ -116,33 +117,34 @@ async function run(
   // The gate: nothing is sent, and no slot is taken, until every check here has passed.
   const script = new TextEncoder().encode(input.script);
   if (script.length > MAX_SCRIPT_BYTES || !input.script.isWellFormed()) {
-    throw new RunFailure(
-      "invalid_input",
-      `\`script\` must be at most ${MAX_SCRIPT_BYTES} UTF-8 bytes of well-formed text (no lone ` +
+    throw new RunFailure({
+      code: "invalid_input",
+      message:
+        `\`script\` must be at most ${MAX_SCRIPT_BYTES} UTF-8 bytes of well-formed text (no lone ` +
         "surrogate); put larger content in a file and run a short script that reads it",
-      "not_sent",
-      null,
-      null,
-      true,
-    );
+      delivery: "not_sent",
+      atGate: true,
+    });
   }
-  if (extra.signal.aborted) throw new RunFailure("cancelled", "the request was cancelled");
+  if (extra.signal.aborted) {
+    throw new RunFailure({ code: "cancelled", message: "the request was cancelled" });
+  }
   const stdoutLimit = input.stdout_limit ?? DEFAULT_OUTPUT_LIMIT;
   const stderrLimit = input.stderr_limit ?? DEFAULT_OUTPUT_LIMIT;
   if (4096 + 6 * (stdoutLimit + stderrLimit) > context.config.maxResponseBytes) {
-    throw new RunFailure(
-      "capacity",
-      "stdout_limit and stderr_limit together exceed the server's response budget " +
+    throw new RunFailure({
+      code: "capacity",
+      message: "stdout_limit and stderr_limit together exceed the server's response budget " +
         "(--max-response-bytes); lower them",
-    );
+    });
   }
   if (input.target.generation !== context.generation) {
-    throw new RunFailure(
-      "stale_target",
-      "target.generation is not this server's generation: pass the top-level generation " +
+    throw new RunFailure({
+      code: "stale_target",
+      message: "target.generation is not this server's generation: pass the top-level generation " +
         "from tmux_capabilities (not an enrolled pane's enrollment_generation); it changes " +
         "when the server restarts",
-    );
+    });
   }
   // Digested before the pane is looked up, so nothing waits between the lookup and the slot.
   const digest = await sha256Hex(script);
@@ -150,28 +152,30 @@ async function run(
   const shell = enrollments?.shells.get(input.target.id);
   if (!enrollments || !shell) {
     const line = context.enrollCommand ?? 'eval "$(tmux-mcp enroll)"';
-    throw new RunFailure(
-      "unsupported",
-      `pane ${input.target.id} is not enrolled for tmux_run on this server; ask the person to ` +
+    throw new RunFailure({
+      code: "unsupported",
+      message:
+        `pane ${input.target.id} is not enrolled for tmux_run on this server; ask the person to ` +
         `type this line in it (an agent must not type it): ${line} (tmux_capabilities ` +
         "enroll_command; the enroll_pane prompt explains it). tmux_capabilities lists " +
         "enrolled_panes. Meanwhile run_command works in any shell pane",
-    );
+    });
   }
   const slots = enrollments.runs;
   const slot = slots.take(shell, MAX_CONCURRENT_RUNS);
   if (slot === "shell_busy") {
-    throw new RunFailure(
-      "capacity",
-      "another run is in progress on this shell; call again when it has finished",
-    );
+    throw new RunFailure({
+      code: "capacity",
+      message: "another run is in progress on this shell; call again when it has finished",
+    });
   }
   if (slot === "server_full") {
-    throw new RunFailure(
-      "capacity",
-      `the server is running its maximum number of runs (${MAX_CONCURRENT_RUNS}); call again ` +
+    throw new RunFailure({
+      code: "capacity",
+      message:
+        `the server is running its maximum number of runs (${MAX_CONCURRENT_RUNS}); call again ` +
         "when one has finished",
-    );
+    });
   }
   // A caller that hears progress, or waits on a task, is not held to a request timeout: it gets
   // the long deadline (a 10-minute build by default); a plain call keeps --run-timeout.
