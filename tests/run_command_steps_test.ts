@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { type Lab, waitFor, waitForPrompt, withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";
-import { runCommandToolWith, type RunStep } from "../lib/tools/run_command.ts";
+import { runCommandToolWith } from "../lib/tools/run_command.ts";
+import type { RunStep } from "../lib/tools/_command_end.ts";
 import { TmuxNotAnswering } from "../lib/tmux/tmux.ts";
 import type { ServerContext } from "../lib/tools/context.ts";
 import type { ToolPayload } from "../lib/mcp/tool_result.ts";

@@ -37,6 +37,7 @@ import { closeControlConnections } from "../tmux/control_servers.ts";
 import { startupRefusal, TempDirectoryError } from "../host/directory_problems.ts";
 import { TempFiles } from "../host/temp_files.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT, CursorStore } from "../tmux/cursor_store.ts";
+import { ShellLines } from "../tmux/shell_line.ts";
 import { POLICY_DENIED, refusal, toCallToolResult, type ToolPayload } from "../mcp/tool_result.ts";
 import { Journal } from "../journal/journal.ts";
 import { callEntry } from "../journal/entries.ts";
@@ -249,6 +250,7 @@ export async function startServer(
       : null,
     tempFiles,
     cursors: new CursorStore({ capacity: CURSORS_KEPT, idleMs: CURSOR_IDLE_MS }),
+    shellLines: new ShellLines(),
     closing: closing.signal,
     hooks: options.hooks ?? {},
     caller: options.caller ?? callerFromEnvironment(),

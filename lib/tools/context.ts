@@ -9,6 +9,7 @@ import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";
 import type { TempFiles } from "../host/temp_files.ts";
 import type { Cursor } from "../tmux/capture.ts";
 import type { CursorStore } from "../tmux/cursor_store.ts";
+import type { ShellLines } from "../tmux/shell_line.ts";
 import type { ToolPayload } from "../mcp/tool_result.ts";
 import type { Journal } from "../journal/journal.ts";
 
@@ -48,6 +49,11 @@ export type ServerContext = {
   readonly tempFiles: TempFiles;
   /** The capture cursors handed out, behind short handles (lib/tmux/cursor_store.ts). */
   readonly cursors: CursorStore<KeptCursor>;
+  /**
+   * What run_command knows about each pane's shell line between calls, and the calls waiting
+   * their turn on each pane (lib/tmux/shell_line.ts): this server's alone.
+   */
+  readonly shellLines: ShellLines;
   /** Aborts when the server begins to close: new calls are refused as `closed`. */
   readonly closing: AbortSignal;
   readonly hooks: Readonly<RunHooks>;
