@@ -85,6 +85,20 @@ const EMPTY_CAPTURE: TmuxOutcome<string> = {
   ),
 };
 
+/** The look before `then` (snapshotThen) saved no text, though `then` ran after it. */
+const THEN_WITHOUT_CAPTURE: TmuxOutcome<string> = {
+  ok: false,
+  payload: {
+    ok: false,
+    error: {
+      code: "tmux_failed",
+      message: "tmux ran the command, but saved no text for the look just before it, so there is " +
+        "no cursor; look at the pane (snapshot_pane) before acting again",
+      delivery: "observed",
+    },
+  },
+};
+
 /** The pane's state line: what `header` below reads, in the order it reads it. */
 function stateLine(paneId: string): string[] {
   return [
@@ -111,13 +125,42 @@ type Looked = { state: string; lines: string[]; escaped: boolean };
  * the connection (control_lines.ts), and an answer with bytes that are not UTF-8 would have lost
  * them; either way the capture is taken again through a file (`captureThroughFile`).
  */
-export async function snapshot(
+export function snapshot(
   client: TmuxClient,
   files: TempFiles,
   paneId: string,
   signal?: AbortSignal,
   /** Capture at most this many history lines above the screen. */
   historyWindow = LOOK_HISTORY_LINES,
+): Promise<TmuxOutcome<Snapshot>> {
+  return look(client, files, paneId, historyWindow, [], signal);
+}
+
+/**
+ * A look, then `then` (a command line that acts on the pane, such as send-keys), the look being
+ * the moment before it. Where the look goes through a spawned client (tmux without control mode,
+ * where every call spawns one) both go as one tmux command list: one client instead of two, and
+ * tmux stops a list at its first failing command, so a look that failed ran nothing after it.
+ * Through the control connection the look is answered first and `then` goes after it. Ok: both
+ * ran. The look is the cursor's (cursorAt): the screen and the anchor's lines above it, no more.
+ */
+export function snapshotThen(
+  client: TmuxClient,
+  files: TempFiles,
+  paneId: string,
+  then: string[],
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<Snapshot>> {
+  return look(client, files, paneId, ANCHOR_LINES, then, signal);
+}
+
+async function look(
+  client: TmuxClient,
+  files: TempFiles,
+  paneId: string,
+  historyWindow: number,
+  then: string[],
+  signal?: AbortSignal,
 ): Promise<TmuxOutcome<Snapshot>> {
   const range = captureRange(historyWindow);
   const blocks = await controlBlocks(
@@ -135,8 +178,12 @@ export async function snapshot(
         escaped: false,
       },
     };
+    if (looked.ok && then.length > 0 && looked.value.state.split(" ")[0] === paneId) {
+      const out = await tmuxCall(client, then, signal);
+      if (!out.ok) return out;
+    }
   } else {
-    looked = await captureThroughFile(client, files, paneId, range, signal);
+    looked = await captureThroughFile(client, files, paneId, range, then, signal);
   }
   if (!looked.ok) {
     return looked.payload.error.code === "not_found"
@@ -170,13 +217,15 @@ export async function snapshot(
 /**
  * The capture through a uniquely named buffer saved to a private file, lent by `files`
  * (lib/host/temp_files.ts): the file holds exactly the bytes tmux captured, those that are not UTF-8
- * included, and never travels as control-mode output.
+ * included, and never travels as control-mode output. With `then`, the line ends with it and goes
+ * through a spawned client only, once: it is never taken again, since `then` may have run.
  */
 async function captureThroughFile(
   client: TmuxClient,
   files: TempFiles,
   paneId: string,
   range: string[],
+  then: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<Looked>> {
   const buffer = `tmux-mcp-${randomHex(8)}`;
@@ -198,10 +247,17 @@ async function captureThroughFile(
     "delete-buffer",
     "-b",
     buffer,
+    ...(then.length > 0 ? [";", ...then] : []),
   ];
   let looked;
   try {
     looked = await files.lend(async (file) => {
+      if (then.length > 0) {
+        const out = await tmuxCallSpawned(client, line(file), signal);
+        const captured = out.ok ? await files.read(file) : new Uint8Array();
+        // tmux ran `then` after saving the capture: an empty file now can only be tmux's fault.
+        return { out: out.ok && captured.length === 0 ? THEN_WITHOUT_CAPTURE : out, captured };
+      }
       let out = await tmuxCall(client, line(file), signal);
       let captured = out.ok ? await files.read(file) : new Uint8Array();
       // A server that did not answer would not answer the steps below either.

@@ -90,15 +90,18 @@ export function sendKeysLines(paneId: string, keys: Keys, enter: boolean): strin
 }
 
 /**
- * Runs the lines of sendKeysLines in order, stopping at the first tmux refuses. When that is
- * not the first, what came before it was typed: the refusal says so (possibly_sent).
+ * Runs the lines of sendKeysLines in order from `from` (the lines before it already ran, as
+ * snapshotThen runs the first), stopping at the first tmux refuses. When that is not the first
+ * line, what came before it was typed: the refusal says so (possibly_sent).
  */
 export async function sendKeys(
   client: TmuxClient,
   lines: string[][],
+  from = 0,
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<void>> {
   for (const [index, line] of lines.entries()) {
+    if (index < from) continue;
     const out = await tmuxCall(client, line, signal);
     if (out.ok) continue;
     if (index === 0) return out;

@@ -5,7 +5,7 @@ import { pasteIntoPane } from "../tmux/paste.ts";
 import { sendKeys, sendKeysLines } from "../tmux/keystrokes.ts";
 import { containsCaller } from "../tmux/caller.ts";
 import { boolean, object, string, toolInput } from "../mcp/json_schema.ts";
-import { LOOK_HISTORY_LINES, snapshot } from "../tmux/capture.ts";
+import { LOOK_HISTORY_LINES, snapshot, snapshotThen } from "../tmux/capture.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
 import { defineTool, PROGRAM_INPUT, toolOutput } from "./_define.ts";
@@ -95,14 +95,16 @@ export const sendKeysTool = defineTool({
     const unknown = a.literal === false ? words.findIndex((word) => !isKeyName(word)) : -1;
     if (unknown >= 0) return unknownKey(unknown + 1, words.length);
     const client = clientFor(context, a.socket_name);
-    // The look that finds the pane is the cursor's moment: before the first key.
-    const before = await snapshot(client, context.tempFiles, a.pane_id, extra.signal)
-      .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
+    const keys = a.literal === false ? { names: words } : { literal: a.keys };
+    const lines = sendKeysLines(a.pane_id, keys, a.enter ?? false);
+    // The look that finds the pane is the cursor's moment: it goes with the first keys, before
+    // them, in one tmux call where tmux calls are spawned clients.
+    const before = await snapshotThen(client, context.tempFiles, a.pane_id, lines[0], extra.signal)
+      .catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
     if (!before.ok) return before.payload;
     const typed = a.literal === false ? null : a.keys;
     const cursor = keepCursor(context, client, before.value, typed);
-    const keys = a.literal === false ? { names: words } : { literal: a.keys };
-    const out = await sendKeys(client, sendKeysLines(a.pane_id, keys, a.enter ?? false));
+    const out = await sendKeys(client, lines, 1);
     return out.ok ? success({ target: a.pane_id, cursor }) : out.payload;
   },
 });
