@@ -60,6 +60,26 @@ Deno.test("a general call opens a control client with the flags this tmux's vers
     })
   ));
 
+Deno.test("each server has its own control connection, and closing one leaves the other's", () =>
+  withLab((lab) =>
+    withGeneral(lab, { flags: CONTROL_ALWAYS }, async (first) => {
+      // The second call of each server goes through its control connection (the first spawns).
+      assert.equal((await first.call("list_panes")).ok, true);
+      assert.equal((await first.call("list_panes")).ok, true);
+      assert.equal((await clientFlags(lab)).length, 1, "the first server's control client");
+      await withGeneral(lab, { flags: CONTROL_ALWAYS }, async (second) => {
+        assert.equal((await second.call("list_panes")).ok, true);
+        assert.equal((await second.call("list_panes")).ok, true);
+        assert.equal((await clientFlags(lab)).length, 2, "each server attached its own client");
+      });
+      await waitFor("the closed server's control client to detach", async () => {
+        return (await clientFlags(lab)).length === 1;
+      });
+      assert.equal((await first.call("list_panes")).ok, true);
+      assert.equal((await clientFlags(lab)).length, 1, "the first server's client still serves it");
+    })
+  ));
+
 Deno.test("capture_pane returns forged control-mode block ends as the pane's text", () =>
   withLab((lab) =>
     withGeneral(lab, { flags: CONTROL_ALWAYS }, async (s) => {

@@ -31,9 +31,8 @@ import type { SkillsExtension } from "../deps.ts";
 import type { ParsedCall, ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
 import { type MissedCalls, missedCalls } from "./missed_calls.ts";
 import type { RunHooks } from "../run/run.ts";
-import { runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
+import { ControlPool, runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
 import { behaviours } from "../tmux/versions.ts";
-import { closeControlConnections } from "../tmux/control_servers.ts";
 import { startupRefusal, TempDirectoryError } from "../host/directory_problems.ts";
 import { TempFiles } from "../host/temp_files.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT, CursorStore } from "../tmux/cursor_store.ts";
@@ -142,10 +141,13 @@ export async function startServer(
   // The skill for agents (lib/server/skills.ts), served on every connection whatever the tools;
   // built before anything is opened, so a SKILL.md the SDK refuses leaves nothing behind.
   const skills = await loadSkills();
+  // This server's control connections: its clients carry them, and its close ends them.
+  const control = new ControlPool();
   const tmux: TmuxClient = {
     bin: config.tmuxBin,
     socket: config.socket,
     controlMode: config.controlMode,
+    control,
   };
   const version = await tmuxVersion(tmux);
   // Each piece of the context has one owner: `close` below ends `closing` and the enrollments;
@@ -179,7 +181,7 @@ export async function startServer(
     removeFilesNow();
     closing.abort();
     await Promise.all([enrollments?.close(), tasks.close()]);
-    await closeControlConnections();
+    await control.close();
     await tempFiles.close();
     await journal.close();
   };

@@ -1,5 +1,5 @@
-// The control connections this process holds, per tmux server, and which tmux command lines go
-// through them. tmux reports output only for the panes of the session a control client is
+// The control connections an MCP server holds (in the ControlPool its clients carry,
+// lib/tmux/tmux.ts), per tmux server, and which tmux command lines go through them. tmux reports output only for the panes of the session a control client is
 // attached to, so there is one connection per session that holds a watched pane, opened lazily
 // and closed when idle; a connection verifies its flags before use. Everything here is an
 // accelerator: when control mode is unavailable or a connection dies, callers spawn a client
@@ -8,6 +8,7 @@
 // client can crash the person's whole tmux server): where it may not, no connection is opened.
 import {
   behavioursOf,
+  ControlPool,
   socketPath,
   TMUX_ANSWER_SECONDS,
   type TmuxClient,
@@ -212,20 +213,22 @@ export class ControlServer {
   }
 }
 
-const servers = new Map<string, ControlServer>();
+/** The connections of clients no MCP server made: a lab's, a test's, a benchmark's. */
+const UNOWNED = new ControlPool();
 
 function serverKey(client: TmuxClient): string {
   return `${client.bin}\n${socketPath(client.socket)}\n${client.controlMode ?? "auto"}`;
 }
 
+/** The connections to `client`'s tmux server in the pool `client` carries. */
 export function serverFor(client: TmuxClient): ControlServer {
+  const pool = client.control ?? UNOWNED;
   const key = serverKey(client);
-  let server = servers.get(key);
-  if (!server) {
-    server = new ControlServer(client);
-    servers.set(key, server);
-  }
-  return server;
+  const found = pool.find(key);
+  if (found instanceof ControlServer) return found;
+  const made = new ControlServer(client);
+  pool.keep(key, made);
+  return made;
 }
 
 /**
@@ -381,9 +384,10 @@ export async function controlBlocks(
   }
 }
 
-/** Ends every control connection (the server is shutting down). */
+/**
+ * Ends the control connections of the clients no MCP server made (a lab's, a test's); an MCP
+ * server closes its own pool when it closes.
+ */
 export async function closeControlConnections(): Promise<void> {
-  const all = [...servers.values()];
-  servers.clear();
-  await Promise.all(all.map((server) => server.close()));
+  await UNOWNED.close();
 }

@@ -109,7 +109,11 @@ export function tempRefusal(error: TempDirectoryError, purpose: string): Refusal
 /** The bound server, or another server named for this one call. */
 export function clientFor(context: { tmux: TmuxClient }, socketName?: string): TmuxClient {
   if (socketName === undefined) return context.tmux;
-  return { bin: context.tmux.bin, socket: { kind: "name", name: socketName } };
+  return {
+    bin: context.tmux.bin,
+    socket: { kind: "name", name: socketName },
+    control: context.tmux.control,
+  };
 }
 
 /** A tmux target for a session: `$N` as is, a name with `=` so tmux matches it exactly. */

@@ -25,7 +25,36 @@ export type TmuxClient = {
   socket: SocketChoice;
   /** Whether control mode may be used (versions.ts); "auto" when absent. */
   controlMode?: ControlModeChoice;
+  /**
+   * The control connections of the MCP server that made this client; without one, the
+   * process's own (a lab, a test, a benchmark): lib/tmux/control_servers.ts.
+   */
+  control?: ControlPool;
 };
+
+/**
+ * What one owner (an MCP server) keeps per tmux server for its life and closes with it: its
+ * control connections (lib/tmux/control_servers.ts keeps them here). A client carries its
+ * owner's pool, so a call made for one MCP server never uses, or closes, another's.
+ */
+export class ControlPool {
+  readonly #kept = new Map<string, { close(): Promise<void> }>();
+
+  find(key: string): { close(): Promise<void> } | undefined {
+    return this.#kept.get(key);
+  }
+
+  keep(key: string, value: { close(): Promise<void> }): void {
+    this.#kept.set(key, value);
+  }
+
+  /** Closes everything kept, and forgets it: a later use opens afresh. */
+  async close(): Promise<void> {
+    const all = [...this.#kept.values()];
+    this.#kept.clear();
+    await Promise.all(all.map((kept) => kept.close()));
+  }
+}
 
 export type TmuxResult = { code: number; stdout: string; stderr: string };
 
