@@ -4,6 +4,9 @@
 // `params.name: …` phrases, and bounds every message to one line of LONGEST characters. For
 // spec methods other than tools/call the SDK (2.4.0) sends such a report as -32603 (internal
 // error); a report on the request's params is -32602 (invalid params), so it is sent as that.
+// This reads the SDK's prose, so an SDK upgrade could change it silently: tests/conformance_test.ts
+// sends each malformed request whose answer is rewritten here through the real SDK and fails
+// when a rewrite is not taken (a message of more than one line, no field named, or -32603).
 import { INVALID_PARAMS } from "./json_rpc.ts";
 
 const LONGEST = 300;
