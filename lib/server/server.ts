@@ -9,7 +9,6 @@ import { CATALOG, selectTools } from "./catalog.ts";
 import { type Config, UsageError } from "./config.ts";
 import {
   type CallToolResult,
-  type McpRequestContext,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -24,12 +23,12 @@ import { OpenDirectoryError } from "../host/rendezvous.ts";
 import { enrollCommandLine } from "../cli/in_pane.ts";
 import { helperPerlMissing } from "../cli/prerequisites.ts";
 import { randomHex } from "../util/ids.ts";
-import { isJsonObject } from "../util/json_object.ts";
 import { registerResourcesAndPrompts } from "./resources.ts";
 import { attachSkills, loadSkills } from "./skills.ts";
 import type { SkillsExtension } from "../deps.ts";
-import type { ParsedCall, ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
-import { type MissedCalls, missedCalls } from "./missed_calls.ts";
+import type { ServerContext, ToolDefinition } from "../tools/context.ts";
+import { missedCalls } from "./missed_calls.ts";
+import { callTool, toolExtra } from "./call_tool.ts";
 import type { RunHooks } from "../run/run.ts";
 import { ControlPool, runTmux, socketPath, type TmuxClient, tmuxVersion } from "../tmux/tmux.ts";
 import { behaviours } from "../tmux/versions.ts";
@@ -37,9 +36,7 @@ import { startupRefusal, TempDirectoryError } from "../host/directory_problems.t
 import { TempFiles } from "../host/temp_files.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT, CursorStore } from "../tmux/cursor_store.ts";
 import { ShellLines } from "../tmux/shell_line.ts";
-import { POLICY_DENIED, refusal, toCallToolResult, type ToolPayload } from "../mcp/tool_result.ts";
 import { Journal } from "../journal/journal.ts";
-import { callEntry } from "../journal/entries.ts";
 import helperScript from "../../helper.sh" with { type: "text" };
 import { helperProgram } from "../run/helper_program.ts";
 import { VERSION } from "../util/version.ts";
@@ -395,124 +392,6 @@ function registerHandlers(
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message);
     }
   });
-}
-
-/**
- * Arguments a client adds to every tool's schema on its own and then sends, which no tool of ours
- * takes: Gemini CLI offers the model `wait_for_previous` (a boolean: wait for the earlier calls
- * before this one) on every MCP tool and forwards it unchanged (issue 27). Removed by name before
- * validation, so those calls are not refused; every other unknown key still is, and what
- * tools/list advertises, tmux_run's contract included, stays as it is.
- */
-const CLIENT_INJECTED_ARGUMENTS: readonly string[] = ["wait_for_previous"];
-
-/** `args` without the client-injected keys the tool's own schema does not declare. */
-function withoutClientInjected(tool: ToolDefinition, args: unknown): unknown {
-  if (!isJsonObject(args)) return args;
-  const declared = isJsonObject(tool.inputSchema.properties) ? tool.inputSchema.properties : {};
-  const injected = CLIENT_INJECTED_ARGUMENTS.filter((key) =>
-    Object.hasOwn(args, key) &&
-    !Object.hasOwn(declared, key)
-  );
-  if (injected.length === 0) return args;
-  const kept = { ...args };
-  for (const key of injected) delete kept[key];
-  return kept;
-}
-
-/**
- * What every tool call goes through, in order: policy, closing, client-injected arguments
- * removed, input validation, the tool.
- */
-async function callTool(
-  context: ServerContext,
-  tool: ToolDefinition,
-  given: unknown,
-  extra: ToolExtra,
-  missed?: MissedCalls,
-): Promise<CallToolResult> {
-  const began = performance.now();
-  const answer = (payload: ToolPayload) => {
-    // A client that cancelled takes no answer: what the call came to waits for its next one.
-    if (extra.signal.aborted && missed) {
-      missed.record(tool.name, payload, (performance.now() - began) / 1000);
-      return resultOf(tool, payload);
-    }
-    return resultOf(tool, payload, missed?.take() ?? undefined);
-  };
-  if (!context.enabledTools.has(tool.name)) return answer(POLICY_DENIED);
-  if (context.closing.aborted) return answer(refusal("closed", "the server is shutting down"));
-  const args = withoutClientInjected(tool, given);
-  const parsed = tool.parse(args);
-  if (!parsed.ok) return answer(parsed.payload);
-  if (tool.annotations.readOnlyHint || tool.journalsItself) {
-    return answer(await parsed.call(context, extra));
-  }
-  return answer(await journaled(context, tool, parsed.call, args, extra));
-}
-
-/**
- * A call of a tool that acts, with its line queued in the person's journal once its outcome is
- * known (lib/journal/entries.ts says what is kept); the answer never waits for the line.
- */
-async function journaled(
-  context: ServerContext,
-  tool: ToolDefinition,
-  call: Extract<ParsedCall, { ok: true }>["call"],
-  given: unknown,
-  extra: ToolExtra,
-): Promise<ToolPayload> {
-  const started = new Date();
-  const began = performance.now();
-  const args = isJsonObject(given) ? given : {};
-  let payload: ToolPayload | null = null;
-  try {
-    payload = await call(context, extra);
-    return payload;
-  } finally {
-    const named = typeof args.socket_name === "string" ? args.socket_name : null;
-    const shell = typeof args.pane_id === "string" && named === null
-      ? context.enrollments?.shells.get(args.pane_id)
-      : undefined;
-    context.journal.record(callEntry({
-      server: { pid: Deno.pid, generation: context.generation },
-      tool: tool.name,
-      socket: socketPath(named === null ? context.tmux.socket : { kind: "name", name: named }),
-      started,
-      durationMs: performance.now() - began,
-      args,
-      enrollmentGeneration: shell?.enrollmentGeneration ?? null,
-      payload,
-    }));
-  }
-}
-
-/** The result a tool's payload is sent as: in the tool's words, with its size for the client. */
-export function resultOf(
-  tool: ToolDefinition,
-  payload: ToolPayload,
-  lead?: string,
-): CallToolResult {
-  const result = toCallToolResult(payload, tool.wording?.(payload), lead);
-  if (tool.maxResultChars !== undefined) {
-    result._meta = { "anthropic/maxResultSizeChars": tool.maxResultChars };
-  }
-  return result;
-}
-
-/** The cancellation signal, and progress when the request asked for it (`_meta.progressToken`). */
-function toolExtra(ctx: McpRequestContext): ToolExtra {
-  const { signal, notify, _meta } = ctx.mcpReq;
-  const progressToken = _meta?.progressToken;
-  if (progressToken === undefined) return { signal };
-  return {
-    signal,
-    progress: (progress, message) => {
-      if (signal.aborted) return;
-      notify({ method: "notifications/progress", params: { progressToken, progress, message } })
-        .catch(() => {});
-    },
-  };
 }
 
 /** The server as a process: MCP on stdio, one stderr line at startup, cleanup on exit. */

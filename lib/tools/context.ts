@@ -66,7 +66,7 @@ export type ServerContext = {
   readonly reportCancelled: (payload: ToolPayload) => void;
   /**
    * The person's journal (lib/journal/): every call of a tool that is not read-only adds a line
-   * (lib/server/server.ts callTool), tmux_run one per run that took its slot (run_machine.ts).
+   * (lib/server/call_tool.ts callTool), tmux_run one per run that took its slot (run_machine.ts).
    */
   readonly journal: Journal;
 };
@@ -114,7 +114,7 @@ export type ToolDefinition = {
   };
   /**
    * The call's arguments checked against the tool's input schema, once: the call with them
-   * typed, or the `invalid_input` refusal naming the problem (lib/server/server.ts callTool).
+   * typed, or the `invalid_input` refusal naming the problem (lib/server/call_tool.ts callTool).
    */
   parse: (args: unknown) => ParsedCall;
   /** `parse`, then the call: for callers that hold arguments of their own (resources, tests). */
