@@ -1,9 +1,12 @@
 // The folders of lib/ are layers, and every import points down: the MCP glue (lib/mcp/) imports
-// nothing of the app, the tmux kit nothing of tmux_run, the tools nothing of the server shell,
-// and so on up to lib/server/, which lists what is below. No file imports itself back through
-// others, not even for a type. Test files are left out: a unit test may reach its oracle in
-// tests/. This is the rule ARCHITECTURE.md describes; a new folder needs a row here.
+// nothing of the app, the tmux kit nothing of tmux_run nor of MCP, the tools nothing of the
+// server shell, and so on up to lib/server/, which lists what is below. No file imports itself
+// back through others, not even for a type. Test files are left out: a unit test may reach its
+// oracle in tests/. This is the rule ARCHITECTURE.md describes; a new folder needs a row here.
+// The tmux kit says what happened and the tools say it to the agent, so no file of the kit
+// names a tool: a renamed tool is renamed where the tools are.
 import assert from "node:assert/strict";
+import { CATALOG } from "../lib/server/catalog.ts";
 
 const LIB = new URL("../lib/", import.meta.url);
 
@@ -13,7 +16,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   host: ["util"],
   journal: ["util"],
   mcp: ["util"],
-  tmux: ["util", "host", "mcp"],
+  tmux: ["util", "host"],
   run: ["util", "host", "mcp", "tmux", "journal"],
   tools: ["util", "host", "mcp", "tmux", "run", "journal"],
   cli: ["util", "host", "mcp", "tmux", "run", "journal"],
@@ -87,4 +90,16 @@ Deno.test("no file of lib/ imports itself back through others, not even for a ty
   };
   for (const file of files) if (!state.has(file)) visit(file, [file]);
   assert.deepEqual(cycles, []);
+});
+
+Deno.test("no source file of the tmux kit names a tool", async () => {
+  const tools = new RegExp(`\\b(${CATALOG.map((tool) => tool.name).join("|")})\\b`, "g");
+  const named: string[] = [];
+  for await (const entry of Deno.readDir(new URL("tmux/", LIB))) {
+    if (!entry.name.endsWith(".ts") || entry.name.endsWith("_test.ts")) continue;
+    const source = await Deno.readTextFile(new URL(`tmux/${entry.name}`, LIB));
+    for (const [name] of source.matchAll(tools)) named.push(`${entry.name}: ${name}`);
+  }
+  assert.ok(CATALOG.length > 30, "the catalog's tools were read");
+  assert.deepEqual(named, []);
 });

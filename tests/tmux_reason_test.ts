@@ -1,13 +1,20 @@
 // A command tmux refuses is answered with tmux's own reason, so the agent can tell what to fix,
 // yet never with a value the agent sent: tmux repeats names it could not use, and those are cut
-// from the reason (lib/tmux/targets.ts, failureFor). The refusal keeps its code and shape.
+// from the reason (lib/tmux/targets.ts, failureFor), which the tools say in words
+// (lib/tools/_tmux_refusals.ts). The refusal keeps its code and shape.
 import assert from "node:assert/strict";
 import { type Payload, withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";
 import { failureFor, REASON_CHARS } from "../lib/tmux/targets.ts";
+import { tmuxRefusal } from "../lib/tools/_tmux_refusals.ts";
 import { randomHex } from "../lib/util/ids.ts";
 
 const PREFIX = "tmux refused the command: ";
+
+/** What a tool answers for a command tmux refused with `stderr`. */
+function refusedWith(stderr: string, args: string[]): Payload {
+  return tmuxRefusal(failureFor(stderr, args));
+}
 
 /** A tmux_failed refusal of the one shape every refusal has, with its message as one line. */
 function assertTmuxFailed(payload: Payload): string {
@@ -47,23 +54,22 @@ Deno.test("tmux_failed: the reason keeps ids and command names and cuts every ot
     "x",
   ];
   const reason = "send-keys: pane %3 took rm -rf ~/secret, then rm -rf ~/secrets in syntax x";
-  const message = assertTmuxFailed(failureFor(`${reason}\nsecond line\n`, args));
+  const message = assertTmuxFailed(refusedWith(`${reason}\nsecond line\n`, args));
   // A short value is cut only as a whole word: "syntax" keeps its x.
   assert.equal(message, `${PREFIX}send-keys: pane %3 took \u2026, then \u2026s in syntax \u2026`);
   // A session named with `=` and `:` comes back from tmux without them.
-  const renamed = failureFor("duplicate session: work", ["rename-session", "-t", "=work:", "x"]);
+  const renamed = refusedWith("duplicate session: work", ["rename-session", "-t", "=work:", "x"]);
   assert.equal(assertTmuxFailed(renamed), `${PREFIX}duplicate session: \u2026`);
 });
 
 Deno.test("tmux_failed: a long or odd reason is one bounded line; no reason keeps the old text", () => {
-  const long = assertTmuxFailed(failureFor(`${"\u00e9".repeat(500)}\tx`, ["list-sessions"]));
+  const long = assertTmuxFailed(refusedWith(`${"\u00e9".repeat(500)}\tx`, ["list-sessions"]));
   assert.equal(Array.from(long).length, PREFIX.length + REASON_CHARS);
   assert.ok(long.endsWith("\u00e9\u2026"), long);
-  const control = assertTmuxFailed(failureFor("bad\u001b[31m name\u0007", ["list-sessions"]));
+  const control = assertTmuxFailed(refusedWith("bad\u001b[31m name\u0007", ["list-sessions"]));
   assert.equal(control, `${PREFIX}bad?[31m name?`);
-  assert.equal(assertTmuxFailed(failureFor("\n \n", [])), "tmux refused the command");
-  assert.equal(
-    failureFor("can't find pane: %9", ["send-keys", "-t", "%9"]).error.code,
-    "not_found",
-  );
+  assert.equal(assertTmuxFailed(refusedWith("\n \n", [])), "tmux refused the command");
+  assert.deepEqual(failureFor("can't find pane: %9", ["send-keys", "-t", "%9"]), {
+    kind: "not_found",
+  });
 });

@@ -11,9 +11,9 @@
 // lines.
 import type { TmuxClient } from "./tmux.ts";
 import {
+  failed,
   isNotAnswering,
   notFound,
-  tempRefusal,
   tmuxCall,
   tmuxCallSpawned,
   type TmuxOutcome,
@@ -23,7 +23,6 @@ import { controlBlocks } from "./control_servers.ts";
 import { randomHex } from "../util/ids.ts";
 import { TempDirectoryError } from "../host/directory_problems.ts";
 import type { TempFiles } from "../host/temp_files.ts";
-import { refusal } from "../mcp/tool_result.ts";
 
 export const DEFAULT_MAX_LINES = 1000;
 export const MAX_LINES = 10000;
@@ -32,7 +31,7 @@ const ANCHOR_LINES = 3;
 /**
  * The history lines a look captures above the screen: as many as any tool returns, so what
  * arrived since a cursor fits unless more arrived than a reply could hold anyway. A look at the
- * whole history cost what the history holds (a capture_since of a 100,000-line pane took
+ * whole history cost what the history holds (a look since a cursor in a 100,000-line pane took
  * 1.25 s), and on tmux before 3.6 a capture answered to a control client leaks in its server.
  */
 export const LOOK_HISTORY_LINES = MAX_LINES;
@@ -77,27 +76,10 @@ export type Cursor = {
 };
 
 /** tmux said it saved the capture, yet the file is empty though a byte can be written there. */
-const EMPTY_CAPTURE: TmuxOutcome<string> = {
-  ok: false,
-  payload: refusal(
-    "tmux_failed",
-    "tmux saved no text for the capture; look again, and if this persists check the tmux server",
-  ),
-};
+const EMPTY_CAPTURE = failed({ kind: "unreadable", what: "capture" });
 
 /** The look before `then` (snapshotThen) saved no text, though `then` ran after it. */
-const THEN_WITHOUT_CAPTURE: TmuxOutcome<string> = {
-  ok: false,
-  payload: {
-    ok: false,
-    error: {
-      code: "tmux_failed",
-      message: "tmux ran the command, but saved no text for the look just before it, so there is " +
-        "no cursor; look at the pane (snapshot_pane) before acting again",
-      delivery: "observed",
-    },
-  },
-};
+const THEN_WITHOUT_CAPTURE = failed({ kind: "unseen_act" });
 
 /** The pane's state line: what `header` below reads, in the order it reads it. */
 function stateLine(paneId: string): string[] {
@@ -185,14 +167,10 @@ async function look(
   } else {
     looked = await captureThroughFile(client, files, paneId, range, then, signal);
   }
-  if (!looked.ok) {
-    return looked.payload.error.code === "not_found"
-      ? { ok: false, payload: notFound(paneId) }
-      : looked;
-  }
+  if (!looked.ok) return looked.failure.kind === "not_found" ? failed(notFound(paneId)) : looked;
   const { state, lines, escaped } = looked.value;
   const header = state.split(" ");
-  if (header[0] !== paneId) return { ok: false, payload: notFound(paneId) };
+  if (header[0] !== paneId) return failed(notFound(paneId));
   const paneHistorySize = Number(header[3]);
   const historySize = Math.min(paneHistorySize, historyWindow);
   return {
@@ -216,8 +194,8 @@ async function look(
 
 /**
  * The capture through a uniquely named buffer saved to a private file, lent by `files`
- * (lib/host/temp_files.ts): the file holds exactly the bytes tmux captured, those that are not UTF-8
- * included, and never travels as control-mode output. With `then`, the line ends with it and goes
+ * (lib/host/temp_files.ts): the file holds exactly the bytes tmux captured, those that are not
+ * UTF-8 included, and never travels as control-mode output. With `then`, the line ends with it and goes
  * through a spawned client only, once: it is never taken again, since `then` may have run.
  */
 async function captureThroughFile(
@@ -265,7 +243,7 @@ async function captureThroughFile(
       // Through a control connection the tmux server writes FILE itself. One that sees another
       // /tmp than we do (another mount namespace) fails, or writes its own file and leaves ours
       // empty, though a capture always holds a line. A spawned client writes FILE in our view.
-      if (!out.ok ? out.payload.error.code !== "not_found" : captured.length === 0) {
+      if (!out.ok ? out.failure.kind !== "not_found" : captured.length === 0) {
         await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
         out = await tmuxCallSpawned(client, line(file), signal);
         captured = out.ok ? await files.read(file) : new Uint8Array();
@@ -274,7 +252,7 @@ async function captureThroughFile(
       // A line that failed after the capture leaves its buffer: take it away.
       if (!out.ok) await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
       // Still nothing, or a failure to write: a full or read-only directory says so itself.
-      const written = out.ok ? captured.length > 0 : out.payload.error.code !== "tmux_failed";
+      const written = out.ok ? captured.length > 0 : out.failure.kind !== "tmux_failed";
       if (!written) {
         const why = await files.whyUnwritable(file);
         if (why) throw why;
@@ -284,7 +262,7 @@ async function captureThroughFile(
     });
   } catch (error) {
     if (error instanceof TempDirectoryError) {
-      return { ok: false, payload: tempRefusal(error, "capture") };
+      return failed({ kind: "directory", purpose: "capture", error });
     }
     throw error;
   }

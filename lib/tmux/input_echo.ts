@@ -1,7 +1,7 @@
 // Typed input is echoed: a shell or a REPL draws the line it reads where the cursor was. A wait
 // for a command's output that tested that echo would end before the command ran (the typed
 // `print(6*7)` contains `6*7`; `echo DONE` contains `DONE`). So a wait whose cursor was taken
-// just before some text was typed (send_keys, paste_text, run_command) first takes the echo of
+// just before some text was typed (keys, a paste, a command to run) first takes the echo of
 // that text off what arrived, and tests the rest. The echo begins at the cursor's column and may
 // wrap over rows; each further typed line is echoed on its own row, after a continuation prompt
 // (`... `, `> `). Only text that matches what was typed is taken off, so output is never lost;

@@ -7,7 +7,7 @@
 // several send-keys commands, each within those limits, run one after another, in order. Text
 // is cut only between characters, and stays literal (-l) in every piece; a key name `;` goes by
 // its code, 0x3b, since a lone `;` separates commands in tmux's argv.
-import { tmuxCall, type TmuxOutcome } from "./targets.ts";
+import { failed, tmuxCall, type TmuxOutcome } from "./targets.ts";
 import type { TmuxClient } from "./tmux.ts";
 
 /** tmux's 16,364 bytes of arguments in one command, less room for a `\` added before a `;`. */
@@ -92,7 +92,7 @@ export function sendKeysLines(paneId: string, keys: Keys, enter: boolean): strin
 /**
  * Runs the lines of sendKeysLines in order from `from` (the lines before it already ran, as
  * snapshotThen runs the first), stopping at the first tmux refuses. When that is not the first
- * line, what came before it was typed: the refusal says so (possibly_sent).
+ * line, what came before it was typed: the failure says so (partly_typed).
  */
 export async function sendKeys(
   client: TmuxClient,
@@ -105,20 +105,13 @@ export async function sendKeys(
     const out = await tmuxCall(client, line, signal);
     if (out.ok) continue;
     if (index === 0) return out;
-    const { error } = out.payload;
-    return {
-      ok: false,
-      payload: {
-        ok: false,
-        error: {
-          ...error,
-          message: `${error.message}. The keys went as ${lines.length} tmux commands (tmux ` +
-            `takes ${COMMAND_BYTES} bytes a command here): the first ${index} were typed, the ` +
-            "rest not; look at the pane (snapshot_pane) before typing the rest",
-          delivery: "possibly_sent",
-        },
-      },
-    };
+    return failed({
+      kind: "partly_typed",
+      failure: out.failure,
+      typed: index,
+      commands: lines.length,
+      commandBytes: COMMAND_BYTES,
+    });
   }
   return { ok: true, value: undefined };
 }

@@ -2,7 +2,7 @@
 // against their patterns, numbers and flags converted, and a listing refused whole when any of
 // its rows does not read, so a name can never shift a field or forge a pane.
 
-/** What tmux says about one pane; list_panes and get_pane_info add what this server knows. */
+/** What tmux says about one pane; the tools that list panes add what this server knows. */
 export type PaneFacts = {
   pane_id: string;
   pane_pid: number;

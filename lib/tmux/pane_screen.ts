@@ -6,9 +6,8 @@
 // is a fenced row (fenced_rows.ts), so a program's name cannot shift a field.
 import { fencedRows } from "./fenced_rows.ts";
 import { expandTabs } from "./capture.ts";
-import { notFound, tmuxCallSpawned, type TmuxOutcome } from "./targets.ts";
+import { failed, notFound, tmuxCallSpawned, type TmuxOutcome } from "./targets.ts";
 import type { TmuxClient } from "./tmux.ts";
-import { refusal } from "../mcp/tool_result.ts";
 
 /** The format fields a screen is described with, in parseScreen's order. */
 export const SCREEN_FIELDS = [
@@ -59,10 +58,7 @@ export function parseScreen(f: string[]): ScreenFacts | null {
   };
 }
 
-const UNREADABLE_SCREEN = refusal(
-  "tmux_failed",
-  "tmux printed a screen description this server could not read exactly; look again",
-);
+const UNREADABLE_SCREEN = failed({ kind: "unreadable", what: "screen" });
 
 /**
  * The screen of exactly `paneId` and its visible lines, top to bottom, one per row of the pane
@@ -78,14 +74,12 @@ export async function readScreen(
     ...["display-message", "-p", "-t", paneId, fenced.format],
     ...[";", "capture-pane", "-p", "-t", paneId],
   ], signal);
-  if (!out.ok) {
-    return out.payload.error.code === "not_found" ? { ok: false, payload: notFound(paneId) } : out;
-  }
+  if (!out.ok) return out.failure.kind === "not_found" ? failed(notFound(paneId)) : out;
   const read = fenced.parseFirst(out.value);
   const facts = read === null ? null : parseScreen(read.row);
-  if (read === null || facts === null) return { ok: false, payload: UNREADABLE_SCREEN };
+  if (read === null || facts === null) return UNREADABLE_SCREEN;
   // tmux resolved exactly this pane, never another one.
-  if (facts.pane_id !== paneId) return { ok: false, payload: notFound(paneId) };
+  if (facts.pane_id !== paneId) return failed(notFound(paneId));
   const lines = read.rest.replace(/\n$/, "").split("\n").map(expandTabs);
   return { ok: true, value: { facts, lines } };
 }

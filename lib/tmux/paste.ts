@@ -7,7 +7,7 @@
 import { randomHex } from "../util/ids.ts";
 import { TempDirectoryError } from "../host/directory_problems.ts";
 import type { TempFiles } from "../host/temp_files.ts";
-import { tempRefusal, tmuxCall, type TmuxOutcome } from "./targets.ts";
+import { failed, tmuxCall, type TmuxOutcome } from "./targets.ts";
 import { behavioursOf, type TmuxClient } from "./tmux.ts";
 
 export async function pasteIntoPane(
@@ -42,7 +42,7 @@ export async function pasteIntoPane(
     });
   } catch (error) {
     if (error instanceof TempDirectoryError) {
-      return { ok: false, payload: tempRefusal(error, "paste") };
+      return failed({ kind: "directory", purpose: "paste", error });
     }
     throw error;
   }

@@ -1,15 +1,16 @@
-// What run_command knows and decides about a pane's shell line, with no tmux call of its own:
-// the record it keeps per pane's shell between calls (the prompt seen over an empty line, a run
-// still open, the runs issued), the store that owns those records and serialises the calls on one
-// pane (one per MCP server, in its context), whether the line is free to type on, the typed line
-// and the markers that tell where a run's output starts and how it ended.
+// What the tools that type a command at a shell know and decide about a pane's shell line, with
+// no tmux call of its own: the record they keep per pane's shell between calls (the prompt seen
+// over an empty line, a run still open, the runs issued), the store that owns those records and
+// serialises the calls on one pane (one per MCP server, in its context), whether the line is free
+// to type on, the typed line and the markers that tell where a run's output starts and how it
+// ended.
 import { cursorLine, type Snapshot } from "./capture.ts";
 import { shellQuote } from "../util/shell_quote.ts";
 
 /** One run's id (in the typed line, on the screen) and secret (in its end marker only). */
 export type ShellRun = { id: string; secret: string };
 
-/** What run_command knows about a pane's shell line between calls. */
+/** What is known about a pane's shell line between calls. */
 export type LineRecord = {
   panePid: number;
   /** The prompt as drawn over an empty line: the text left of the cursor, once seen. */
@@ -23,7 +24,7 @@ export type LineRecord = {
   issued: Map<string, string>;
 };
 
-/** The runs a pane's record keeps, so wait_for_command knows their ids and secrets. */
+/** The runs a pane's record keeps, so a later wait for one knows its id and secret. */
 export const ISSUED_KEPT = 32;
 
 /** Panes remembered at most; the least recently used one is forgotten first. */

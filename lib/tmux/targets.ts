@@ -1,109 +1,78 @@
 // How a general tool reaches tmux for one call: which server (the bound socket, or the call's
 // own socket_name), which object (an exact id or an exact session name, never tmux's fuzzy
-// matching or a "current pane" fallback), and how a tmux failure becomes a refusal: a fixed one
-// for a missing server or object, else tmux's own reason, one bounded line that never repeats
-// what the command was given (paths, names, an agent's text) but the ids.
-import {
-  runTmux,
-  serverLabel,
-  TMUX_ANSWER_SECONDS,
-  type TmuxClient,
-  TmuxNotAnswering,
-} from "./tmux.ts";
+// matching or a "current pane" fallback), and what a failure was, as facts (TmuxFailure): a
+// missing server or object, a server that did not answer, else tmux's own reason, one bounded
+// line that never repeats what the command was given (paths, names, an agent's text) but the
+// ids. The tools say a failure in words (lib/tools/_tmux_refusals.ts); nothing here does.
+import { runTmux, type SocketChoice, type TmuxClient, TmuxNotAnswering } from "./tmux.ts";
 import { controlCall, controlReads, serverAnswered } from "./control_servers.ts";
-import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
-import { type TempDirectoryError, whatIsWrong, whatToDo } from "../host/directory_problems.ts";
+import type { TempDirectoryError } from "../host/directory_problems.ts";
 
 export type SessionArgs = { session_id?: string; session_name?: string };
 
-export type Refusal = Extract<ToolPayload, { ok: false }>;
-
-export type TmuxOutcome<T> = { ok: true; value: T } | { ok: false; payload: Refusal };
-
-export const NO_SERVER = refusal(
-  "no_server",
-  "no tmux server is running on that socket; create_session starts one",
-);
-export const NOT_FOUND = refusal(
-  "not_found",
-  "the target does not exist on that tmux server; list it again with list_sessions or list_panes",
-);
-
-/** How to find a live id again, by the kind of target that was missing. */
-const LIST_AGAIN: Record<string, string> = {
-  "%": "list_panes",
-  "@": "list_windows",
-  "$": "list_sessions",
-};
-
-/**
- * not_found for one exact target: an id (`%3`, `@2`, `$1`) or a session name. Both are the
- * caller's own handles for tmux objects, so naming them tells the agent which one to look up.
- */
-export function notFound(target: string): Refusal {
-  const name = target.replace(/^=/, "").replace(/:$/, "");
-  const lister = LIST_AGAIN[name[0]];
-  const what = lister
-    ? { "%": "pane", "@": "window", "$": "session" }[name[0]] + ` ${name}`
-    : `session named ${JSON.stringify(name)}`;
-  return refusal(
-    "not_found",
-    `${what} does not exist on that tmux server; get current ids with ${lister ?? "list_sessions"}`,
-  );
-}
-
-function naming(outcome: TmuxOutcome<never>, target: string): TmuxOutcome<never> {
-  if (!outcome.ok && outcome.payload.error.code === "not_found") {
-    return { ok: false, payload: notFound(target) };
-  }
-  return outcome;
-}
-export const TMUX_FAILED = refusal("tmux_failed", "tmux refused the command");
-export const TMUX_UNAVAILABLE = refusal(
-  "tmux_unavailable",
-  "the tmux executable could not be started",
-);
-export const UNSAFE_FORMAT = refusal(
-  "unsafe_format",
-  "formats that run shell commands or expand option values (#(, E:, T:) are refused here",
-);
-export const NEED_ONE_SESSION = refusal(
-  "invalid_input",
-  "name the session by exactly one of session_id or session_name",
-);
-
-export const NOT_ANSWERING = "tmux_not_answering";
-
-/**
- * A tmux command was abandoned because its server gave no answer in time. The server may be
- * stopped, so what was sent may still take effect when it resumes: possibly_sent.
- */
-export function notAnswering(client: TmuxClient): Refusal {
-  return {
-    ok: false,
-    error: {
-      code: NOT_ANSWERING,
-      message: `${serverLabel(client)} did not answer within its time (${TMUX_ANSWER_SECONDS} s ` +
-        "for a command, or the call's timeout); the command was abandoned and may still take " +
-        "effect if that server resumes. It may be stopped (SIGSTOP, a debugger) or overloaded: " +
-        "check it with tmux list-sessions, then call again",
-      delivery: "possibly_sent",
-    },
+/** Why a tmux step failed. */
+export type TmuxFailure =
+  /** No tmux server runs on that socket. */
+  | { kind: "no_server" }
+  /** The object does not exist: `target` names the exact one when the step knows it. */
+  | { kind: "not_found"; target?: string }
+  /**
+   * The server gave no answer in time (TMUX_ANSWER_SECONDS, or the call's timeout) and the
+   * command was abandoned: it may still take effect if the server resumes.
+   */
+  | { kind: "not_answering"; server: SocketChoice }
+  /** tmux refused the command: its reason (tmuxReason), "" when it gave none. */
+  | { kind: "tmux_failed"; reason: string }
+  /** tmux answered, but nothing this server could read: a capture with no text, a screen. */
+  | { kind: "unreadable"; what: "capture" | "screen" }
+  /** tmux ran a command after a look (snapshotThen), but saved no text for the look. */
+  | { kind: "unseen_act" }
+  /** The tmux executable could not be started. */
+  | { kind: "tmux_unavailable" }
+  /** The capture's or paste's file in the private directory could not be used. */
+  | { kind: "directory"; purpose: "capture" | "paste"; error: TempDirectoryError }
+  /** A session named by neither or both of its id and its name. */
+  | { kind: "need_one_session" }
+  /**
+   * Keys sent as `commands` tmux commands of at most `commandBytes` bytes: the first `typed`
+   * went, then `failure` stopped the rest.
+   */
+  | {
+    kind: "partly_typed";
+    failure: TmuxFailure;
+    typed: number;
+    commands: number;
+    commandBytes: number;
   };
+
+export type TmuxOutcome<T> = { ok: true; value: T } | { ok: false; failure: TmuxFailure };
+
+/** A failed outcome of `failure`. */
+export function failed(failure: TmuxFailure): { ok: false; failure: TmuxFailure } {
+  return { ok: false, failure };
+}
+
+/**
+ * not_found for one exact target: an id (`%3`, `@2`, `$1`) or a session name (`=name`, or
+ * `=name:`), as the caller named it.
+ */
+export function notFound(target: string): TmuxFailure {
+  return { kind: "not_found", target: target.replace(/^=/, "").replace(/:$/, "") };
+}
+
+/** A not_found failure said again for the exact `target` the step was given. */
+function naming(outcome: TmuxOutcome<never>, target: string): TmuxOutcome<never> {
+  return !outcome.ok && outcome.failure.kind === "not_found" ? failed(notFound(target)) : outcome;
+}
+
+/** The failure of a command abandoned because `client`'s server gave no answer in time. */
+export function notAnswering(client: TmuxClient): TmuxFailure {
+  return { kind: "not_answering", server: client.socket };
 }
 
 /** True when an outcome failed because its tmux server did not answer. */
 export function isNotAnswering(outcome: TmuxOutcome<unknown>): boolean {
-  return !outcome.ok && outcome.payload.error.code === NOT_ANSWERING;
-}
-
-/** The refusal for a capture or paste whose file could not be made, written or read. */
-export function tempRefusal(error: TempDirectoryError, purpose: string): Refusal {
-  return refusal(
-    "temp_dir_unusable",
-    `the ${purpose} needs a file in the server's private temporary directory (${error.role}), ` +
-      `which ${whatIsWrong(error.problem)}; ${whatToDo(error.problem, error.variable)}`,
-  );
+  return !outcome.ok && outcome.failure.kind === "not_answering";
 }
 
 /** The bound server, or another server named for this one call. */
@@ -122,17 +91,16 @@ export function sessionTarget(args: SessionArgs): string | null {
   return args.session_id ?? `=${args.session_name}`;
 }
 
-/** How a failed command of `args` is refused, from what tmux said (stderr, or `%error` lines). */
-export function failureFor(stderr: string, args: string[]): Refusal {
-  if (/no server running|error connecting to|server exited/i.test(stderr)) return NO_SERVER;
-  if (/can't find|no such|not found/i.test(stderr)) return NOT_FOUND;
-  const reason = tmuxReason(stderr, args);
-  return reason === ""
-    ? TMUX_FAILED
-    : refusal("tmux_failed", `tmux refused the command: ${reason}`);
+/** Why a command of `args` failed, from what tmux said (stderr, or `%error` lines). */
+export function failureFor(stderr: string, args: string[]): TmuxFailure {
+  if (/no server running|error connecting to|server exited/i.test(stderr)) {
+    return { kind: "no_server" };
+  }
+  if (/can't find|no such|not found/i.test(stderr)) return { kind: "not_found" };
+  return { kind: "tmux_failed", reason: tmuxReason(stderr, args) };
 }
 
-/** The most of tmux's reason a refusal carries, in characters. */
+/** The most of tmux's reason a failure carries, in characters. */
 export const REASON_CHARS = 200;
 const CUT = "\u2026";
 
@@ -199,7 +167,7 @@ async function spawned(client: TmuxClient, args: string[], signal?: AbortSignal)
   return result;
 }
 
-/** Runs tmux and turns any failure into the fixed refusal for it. */
+/** Runs tmux and says why, when it failed. */
 export function tmuxCall(
   client: TmuxClient,
   args: string[],
@@ -227,7 +195,7 @@ export async function tmuxReads(
     const batch = await controlReads(client, lines, signal);
     if (batch) return { ok: true, value: batch.map((answer) => answer.ok ? answer.text : null) };
   } catch (error) {
-    if (error instanceof TmuxNotAnswering) return { ok: false, payload: notAnswering(client) };
+    if (error instanceof TmuxNotAnswering) return failed(notAnswering(client));
     if (signal?.aborted) throw error;
   }
   const value: (string | null)[] = [];
@@ -249,8 +217,8 @@ export function tmuxCallSpawned(
 }
 
 /**
- * A tmux client that could not start is tmux_unavailable; one that failed running `args`, its
- * refusal (failureFor); a command abandoned unanswered (by TMUX_ANSWER_SECONDS, or by a signal
+ * A tmux client that could not start is tmux_unavailable; one that failed running `args`, what
+ * it said (failureFor); a command abandoned unanswered (by TMUX_ANSWER_SECONDS, or by a signal
  * that aborted with TmuxNotAnswering: a wait's own timeout), tmux_not_answering. Any other abort
  * is rethrown.
  */
@@ -264,11 +232,11 @@ async function outcome<T>(
   try {
     result = await run();
   } catch (error) {
-    if (error instanceof TmuxNotAnswering) return { ok: false, payload: notAnswering(client) };
+    if (error instanceof TmuxNotAnswering) return failed(notAnswering(client));
     if (signal?.aborted) throw error;
-    return { ok: false, payload: TMUX_UNAVAILABLE };
+    return failed({ kind: "tmux_unavailable" });
   }
-  if (result.code !== 0) return { ok: false, payload: failureFor(result.stderr, args) };
+  if (result.code !== 0) return failed(failureFor(result.stderr, args));
   return { ok: true, value: result.stdout };
 }
 
@@ -311,7 +279,7 @@ export async function describeThen(
   const end = then.length ? out.value.indexOf("\n") : -1;
   const header = end < 0 ? out.value.replace(/\n$/, "") : out.value.slice(0, end);
   const [id, ...fields] = header.split("\t");
-  if (!target.startsWith("=") && id !== target) return { ok: false, payload: notFound(target) };
+  if (!target.startsWith("=") && id !== target) return failed(notFound(target));
   return { ok: true, value: { fields, output: end < 0 ? "" : out.value.slice(end + 1) } };
 }
 
@@ -322,7 +290,7 @@ export async function resolveSession(
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<string>> {
   const target = sessionTarget(args);
-  if (target === null) return { ok: false, payload: NEED_ONE_SESSION };
+  if (target === null) return failed({ kind: "need_one_session" });
   // A bare `=name` after display-message -t would be read as a window; `=name:` is the session.
   const out = await tmuxCall(
     client,
@@ -332,7 +300,7 @@ export async function resolveSession(
   if (!out.ok) return naming(out, target);
   const [id, name] = out.value.replace(/\n$/, "").split("\t");
   if (args.session_id !== undefined ? id !== args.session_id : name !== args.session_name) {
-    return { ok: false, payload: notFound(target) };
+    return failed(notFound(target));
   }
   return { ok: true, value: id };
 }

@@ -83,8 +83,9 @@ export type RawTmuxResult = { code: number; stdout: Uint8Array; stderr: string }
 /**
  * How long one tmux command may go unanswered before it is abandoned. A tmux server that is
  * stopped (SIGSTOP, a debugger) or wedged accepts a client's connection and then never answers,
- * and a client left waiting would hold its tool call until the server resumed. Waits and
- * run_command bound their commands by their own timeout instead (lib/tools/_waits.ts).
+ * and a client left waiting would hold its tool call until the server resumed. Waits, and the
+ * tools that wait for a command, bound their commands by their own timeout instead
+ * (lib/tools/_waits.ts).
  */
 export const TMUX_ANSWER_SECONDS = 5;
 
@@ -200,7 +201,7 @@ export async function runTmux(
  * A tmux server as a message names it: by its socket name (the configuration's or the call's
  * own), never by a path.
  */
-export function serverLabel(client: TmuxClient): string {
+export function serverLabel(client: Pick<TmuxClient, "socket">): string {
   if (client.socket.kind === "name") return `the tmux server on socket "${client.socket.name}"`;
   if (client.socket.kind === "path") return "the tmux server at the configured --socket path";
   return "the default tmux server";

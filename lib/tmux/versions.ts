@@ -29,7 +29,7 @@ export type ControlModeChoice = "auto" | "always" | "never";
 
 /** What this server does on one tmux version. */
 export type TmuxBehaviours = {
-  /** tmux_run's guard needs 3.3's formats and command-queue behaviour (docs/tmux_run.md). */
+  /** The runs' guard (lib/run/guard.ts) needs 3.3's formats and command-queue behaviour. */
   tmuxRun: boolean;
   /**
    * A control-mode client is safe for the person's tmux server from 3.7 on. Before it, tmux

@@ -24,6 +24,7 @@ import { success, type ToolPayload } from "../mcp/tool_result.ts";
 import { toolOutput } from "./_define.ts";
 import { RESULT_CURSOR } from "./_cursors.ts";
 import { failedStep } from "./_refusals.ts";
+import { refusalOf } from "./_tmux_refusals.ts";
 import type { watchOutput } from "../tmux/output_watch.ts";
 
 export const POLL_MS = 50;
@@ -145,8 +146,11 @@ export async function awaitEnd(
     }
     if (extra.signal.aborted) return failedStep(null, extra, client, "possibly_sent");
     if (!shot.ok) {
-      const error = { ...shot.payload.error, delivery: "possibly_sent" as const };
-      return { ok: false, payload: { ...shot.payload, error } };
+      const said = refusalOf(shot);
+      return {
+        ok: false,
+        payload: { ...said, error: { ...said.error, delivery: "possibly_sent" } },
+      };
     }
     const escaped = shot.value.escaped;
     const { all, first, last } = markers(shot.value.lines, run);

@@ -5,6 +5,7 @@ import type { ToolExtra } from "./context.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
 import { type TmuxClient, TmuxNotAnswering } from "../tmux/tmux.ts";
 import { notAnswering } from "../tmux/targets.ts";
+import { tmuxRefusal } from "./_tmux_refusals.ts";
 
 export const CANCELLED = refusal("cancelled", "the request was cancelled");
 
@@ -23,7 +24,7 @@ export function failedStep(
   const said = extra.signal.aborted
     ? CANCELLED
     : error instanceof TmuxNotAnswering
-    ? notAnswering(client)
+    ? tmuxRefusal(notAnswering(client))
     : null;
   if (!said) throw error;
   return { ok: false, payload: { ...said, error: { ...said.error, delivery } } };

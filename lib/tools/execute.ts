@@ -20,6 +20,7 @@ import {
 } from "./_blocks.ts";
 import { keepCursor, RESULT_CURSOR } from "./_cursors.ts";
 import { containsCallerRefusal, failedStep } from "./_refusals.ts";
+import { refusalOf } from "./_tmux_refusals.ts";
 
 /** What typing tools return: the pane, and a cursor taken just before they typed. */
 const TYPED_OUTPUT = toolOutput(
@@ -101,11 +102,11 @@ export const sendKeysTool = defineTool({
     // them, in one tmux call where tmux calls are spawned clients.
     const before = await snapshotThen(client, context.tempFiles, a.pane_id, lines[0], extra.signal)
       .catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
-    if (!before.ok) return before.payload;
+    if (!before.ok) return refusalOf(before);
     const typed = a.literal === false ? null : a.keys;
     const cursor = keepCursor(context, client, before.value, typed);
     const out = await sendKeys(client, lines, 1);
-    return out.ok ? success({ target: a.pane_id, cursor }) : out.payload;
+    return out.ok ? success({ target: a.pane_id, cursor }) : refusalOf(out);
   },
 });
 
@@ -139,13 +140,13 @@ export const pasteTextTool = defineTool({
     const client = clientFor(context, a.socket_name);
     const before = await snapshot(client, context.tempFiles, a.pane_id, extra.signal)
       .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
-    if (!before.ok) return before.payload;
+    if (!before.ok) return refusalOf(before);
     const cursor = keepCursor(context, client, before.value, a.text);
     const out = await pasteIntoPane(client, context.tempFiles, a.pane_id, a.text, {
       bracketed: a.bracketed !== false,
       enter: false,
     });
-    return out.ok ? success({ target: a.pane_id, cursor }) : out.payload;
+    return out.ok ? success({ target: a.pane_id, cursor }) : refusalOf(out);
   },
 });
 
@@ -177,7 +178,7 @@ export const respawnPaneTool = defineTool({
   handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
-    if (!found.ok) return found.payload;
+    if (!found.ok) return refusalOf(found);
     const containment = a.kill
       ? await containsCaller(context, client, "pane", a.pane_id)
       : "not_ours";
@@ -190,7 +191,7 @@ export const respawnPaneTool = defineTool({
       ...(a.start_directory ? ["-c", a.start_directory] : []),
       ...(a.command ? [a.command] : []),
     ]);
-    return out.ok ? success({ target: a.pane_id }) : out.payload;
+    return out.ok ? success({ target: a.pane_id }) : refusalOf(out);
   },
 });
 
@@ -230,13 +231,13 @@ export const setEnvironmentTool = defineTool({
     let target = "global";
     if (!a.global) {
       const session = await resolveSession(client, a);
-      if (!session.ok) return session.payload;
+      if (!session.ok) return refusalOf(session);
       scope = ["-t", session.value];
       target = session.value;
     }
     const change = a.unset ? ["-u", a.name] : [a.name, a.value ?? ""];
     const out = await tmuxCall(client, ["set-environment", ...scope, ...change]);
-    return out.ok ? success({ target }) : out.payload;
+    return out.ok ? success({ target }) : refusalOf(out);
   },
 });
 

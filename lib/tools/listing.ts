@@ -22,13 +22,13 @@ import type { ServerContext } from "./context.ts";
 import {
   clientFor,
   describe,
+  failed,
   isUnsafeFormat,
-  NEED_ONE_SESSION,
   notFound,
   resolveSession,
   tmuxCall,
-  UNSAFE_FORMAT,
 } from "../tmux/targets.ts";
+import { NEED_ONE_SESSION, refusalOf, UNSAFE_FORMAT } from "./_tmux_refusals.ts";
 import type { TmuxClient } from "../tmux/tmux.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
 import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
@@ -140,16 +140,11 @@ export async function paneInfo(
     ["display-message", "-p", "-t", paneId, fenced.format],
     signal,
   );
-  if (!out.ok) {
-    return {
-      ok: false as const,
-      payload: out.payload.error.code === "not_found" ? notFound(paneId) : out.payload,
-    };
-  }
+  if (!out.ok) return out.failure.kind === "not_found" ? failed(notFound(paneId)) : out;
   const rows = fenced.parse(out.value);
   // tmux resolved exactly this pane, never another one (nor none, with empty fields).
   if (rows?.length === 1 && rows[0][0] !== paneId) {
-    return { ok: false as const, payload: notFound(paneId) };
+    return failed(notFound(paneId));
   }
   const pane = rows?.length === 1 ? parsePane(rows[0]) : null;
   if (pane === null) return { ok: false as const, payload: UNREADABLE_ROWS };
@@ -229,7 +224,7 @@ export const listSessionsTool = defineTool({
       "-F",
       fenced.format,
     ]);
-    if (!out.ok) return out.payload;
+    if (!out.ok) return refusalOf(out);
     const sessions = parseAll(fenced.parse(out.value), (f) =>
       /^\$\d+$/.test(f[0])
         ? {
@@ -289,7 +284,7 @@ export const listWindowsTool = defineTool({
     let scope = ["-a"];
     if (a.session_id !== undefined || a.session_name !== undefined) {
       const session = await resolveSession(client, a);
-      if (!session.ok) return session.payload;
+      if (!session.ok) return refusalOf(session);
       scope = ["-t", session.value];
     }
     const fenced = fencedRows([
@@ -302,7 +297,7 @@ export const listWindowsTool = defineTool({
       "#{window_name}",
     ]);
     const out = await tmuxCall(client, ["list-windows", ...scope, "-F", fenced.format]);
-    if (!out.ok) return out.payload;
+    if (!out.ok) return refusalOf(out);
     const windows = parseAll(
       fenced.parse(out.value),
       (f) =>
@@ -357,15 +352,15 @@ export const listPanesTool = defineTool({
     let scope = ["-a"];
     if (a.window_id !== undefined) {
       const window = await describe(client, a.window_id, "#{window_id}", "");
-      if (!window.ok) return window.payload;
+      if (!window.ok) return refusalOf(window);
       scope = ["-t", a.window_id];
     } else if (bySession) {
       const session = await resolveSession(client, a);
-      if (!session.ok) return session.payload;
+      if (!session.ok) return refusalOf(session);
       scope = ["-s", "-t", session.value];
     }
     const panes = await listPanes(context, client, scope);
-    if (!panes.ok) return panes.payload;
+    if (!panes.ok) return refusalOf(panes);
     const { items, truncated } = tail(panes.value);
     return success({ panes: items, truncated });
   },
@@ -399,11 +394,11 @@ export const getPaneInfoTool = defineTool({
     if (a.format !== undefined && isUnsafeFormat(a.format)) return UNSAFE_FORMAT;
     const client = clientFor(context, a.socket_name);
     const pane = await paneInfo(context, client, a.pane_id);
-    if (!pane.ok) return pane.payload;
+    if (!pane.ok) return refusalOf(pane);
     let formatResult: string | null = null;
     if (a.format !== undefined) {
       const expanded = await describe(client, a.pane_id, "#{pane_id}", a.format);
-      if (!expanded.ok) return expanded.payload;
+      if (!expanded.ok) return refusalOf(expanded);
       formatResult = expanded.value.join("\t");
     }
     return success({ pane: pane.value, format_result: formatResult });

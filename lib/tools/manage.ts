@@ -4,6 +4,7 @@
 import { boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
 import type { ServerContext } from "./context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
+import { refusalOf } from "./_tmux_refusals.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
 import { CHANGES, defineTool, IDEMPOTENT_CHANGE, toolOutput } from "./_define.ts";
 import {
@@ -43,9 +44,9 @@ async function onExact(
 ): Promise<ToolPayload> {
   const client = clientFor(context, a.socket_name);
   const found = await describe(client, target, idFormat, "");
-  if (!found.ok) return found.payload;
+  if (!found.ok) return refusalOf(found);
   const out = await tmuxCall(client, args);
-  return out.ok ? success({ target }) : out.payload;
+  return out.ok ? success({ target }) : refusalOf(out);
 }
 
 const CREATE_SESSION_INPUT = toolInput([], {
@@ -108,7 +109,7 @@ export const createSessionTool = defineTool({
       ...(a.height ? ["-y", String(a.height)] : []),
     ]);
     if (!out.ok) {
-      return a.session_name && out.payload.error.code === "tmux_failed" ? DUPLICATE : out.payload;
+      return a.session_name && out.failure.kind === "tmux_failed" ? DUPLICATE : refusalOf(out);
     }
     return created(out.value);
   },
@@ -140,7 +141,7 @@ export const createWindowTool = defineTool({
   handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const session = await resolveSession(client, a);
-    if (!session.ok) return session.payload;
+    if (!session.ok) return refusalOf(session);
     const out = await tmuxCall(client, [
       "new-window",
       "-d",
@@ -152,7 +153,7 @@ export const createWindowTool = defineTool({
       ...(a.window_name ? ["-n", a.window_name] : []),
       ...(a.start_directory ? ["-c", a.start_directory] : []),
     ]);
-    return out.ok ? created(out.value) : out.payload;
+    return out.ok ? created(out.value) : refusalOf(out);
   },
 });
 
@@ -183,7 +184,7 @@ export const splitWindowTool = defineTool({
   handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
-    if (!found.ok) return found.payload;
+    if (!found.ok) return refusalOf(found);
     const out = await tmuxCall(client, [
       "split-window",
       "-d",
@@ -196,7 +197,7 @@ export const splitWindowTool = defineTool({
       ...(a.size_percent ? ["-l", `${a.size_percent}%`] : []),
       ...(a.start_directory ? ["-c", a.start_directory] : []),
     ]);
-    return out.ok ? created(out.value) : out.payload;
+    return out.ok ? created(out.value) : refusalOf(out);
   },
 });
 
@@ -223,9 +224,9 @@ export const renameSessionTool = defineTool({
   handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const session = await resolveSession(client, a);
-    if (!session.ok) return session.payload;
+    if (!session.ok) return refusalOf(session);
     const out = await tmuxCall(client, ["rename-session", "-t", session.value, "--", a.new_name]);
-    if (!out.ok) return out.payload.error.code === "tmux_failed" ? DUPLICATE : out.payload;
+    if (!out.ok) return out.failure.kind === "tmux_failed" ? DUPLICATE : refusalOf(out);
     return success({ target: session.value });
   },
 });

@@ -2,6 +2,7 @@
 // listing. It never expands a format, so no option's value can run a command.
 import { array, boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
 import { clientFor, sessionTarget, tmuxCall } from "../tmux/targets.ts";
+import { refusalOf } from "./_tmux_refusals.ts";
 import { refusal, success } from "../mcp/tool_result.ts";
 import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
 import { PANE_ID, SESSION_ID, SESSION_NAME, SOCKET_NAME, WINDOW_ID } from "./_blocks.ts";
@@ -66,7 +67,7 @@ export const showOptionsTool = defineTool({
       ...flags.filter((flag) => flag !== ""),
       ...(a.name ? [a.name] : []),
     ]);
-    if (!out.ok) return out.payload;
+    if (!out.ok) return refusalOf(out);
     const options = rows(out.value).map((line) => {
       const space = line.indexOf(" ");
       return space < 0

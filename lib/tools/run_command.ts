@@ -35,7 +35,7 @@ import {
 import { randomHex } from "../util/ids.ts";
 import { boolean, type Static, string, toolInput } from "../mcp/json_schema.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
-import { clientFor, type Refusal, tempRefusal } from "../tmux/targets.ts";
+import { clientFor } from "../tmux/targets.ts";
 import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
 import { problemOf, TempDirectoryError, type TempPlace } from "../host/directory_problems.ts";
 import type { TempFiles } from "../host/temp_files.ts";
@@ -44,6 +44,7 @@ import { defineTool, READ_ONLY } from "./_define.ts";
 import { MAX_LINES, PANE_ID, SOCKET_NAME } from "./_blocks.ts";
 import { keepCursor } from "./_cursors.ts";
 import { CANCELLED, failedStep } from "./_refusals.ts";
+import { directoryRefusal, type Refusal, refusalOf } from "./_tmux_refusals.ts";
 import { boundByTimeout, effectiveTimeout, TIMEOUT } from "./_waits.ts";
 import { watchOutput } from "../tmux/output_watch.ts";
 import {
@@ -99,7 +100,7 @@ async function secretFile(
   try {
     place = await files.place();
   } catch (error) {
-    if (error instanceof TempDirectoryError) return tempRefusal(error, purpose);
+    if (error instanceof TempDirectoryError) return directoryRefusal(error, purpose);
     throw error;
   }
   const path = `${place.path}/run-${run.id}`;
@@ -109,7 +110,7 @@ async function secretFile(
       mode: 0o600,
     });
   } catch (error) {
-    return tempRefusal(new TempDirectoryError(place, problemOf(error)), purpose);
+    return directoryRefusal(new TempDirectoryError(place, problemOf(error)), purpose);
   }
   return { ok: true, path };
 }
@@ -202,7 +203,7 @@ async function runCommandWithin(
   const before = await snapshot(client, context.tempFiles, a.pane_id, signal)
     .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
   if (extra.signal.aborted) return CANCELLED;
-  if (!before.ok) return before.payload;
+  if (!before.ok) return refusalOf(before);
   if (before.value.dead) return PANE_DEAD;
   if (!SHELLS.has(before.value.currentCommand.replace(/^-/, ""))) return NOT_A_SHELL;
   if (await containsCaller(context, client, "pane", a.pane_id) !== "not_ours") return CALLER_PANE;
@@ -227,9 +228,10 @@ async function runCommandWithin(
       { bracketed: true, enter: true },
       signal,
     ).catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
-    sentAtAll = sent.ok || sent.payload.error.delivery !== "not_sent";
+    const refused = sent.ok ? null : refusalOf(sent);
+    sentAtAll = refused === null || refused.error.delivery !== "not_sent";
     if (sentAtAll) issue(record, run);
-    if (!sent.ok) return sent.payload;
+    if (refused) return refused;
     // Until its end marker shows, this run holds the line (whatever ends this call).
     record.unfinished = { run, typedAt: cursorGridLine(before.value) };
     const watch = { output, spotting, message: "waiting for the command to finish", afterTyping };
@@ -315,7 +317,7 @@ async function waitForCommand(
     const look = await snapshot(client, context.tempFiles, a.pane_id, signal)
       .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
     if (extra.signal.aborted) return CANCELLED;
-    if (!look.ok) return look.payload;
+    if (!look.ok) return refusalOf(look);
     const record = context.shellLines.record(key, look.value.panePid);
     const secret = record.issued.get(a.command_id);
     if (secret === undefined) return unknownCommand(a.pane_id);

@@ -22,14 +22,7 @@ import {
   string,
   toolInput,
 } from "../mcp/json_schema.ts";
-import {
-  clientFor,
-  describeThen,
-  type Refusal,
-  resolveSession,
-  tmuxCall,
-  tmuxReads,
-} from "../tmux/targets.ts";
+import { clientFor, describeThen, resolveSession, tmuxCall, tmuxReads } from "../tmux/targets.ts";
 import { success } from "../mcp/tool_result.ts";
 import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
 import {
@@ -43,6 +36,7 @@ import {
   SOCKET_NAME,
 } from "./_blocks.ts";
 import { INVALID_PATTERN, UNSUPPORTED_PATTERN } from "./_refusals.ts";
+import { type Refusal, refusalOf } from "./_tmux_refusals.ts";
 import { rows } from "./_listings.ts";
 import { lineFinder, pacer } from "../util/line_patterns.ts";
 
@@ -91,7 +85,7 @@ export const capturePaneTool = defineTool({
     // One tmux invocation checks that the pane exists and captures it.
     const capture = ["capture-pane", "-p", "-J", "-t", a.pane_id, ...range];
     const out = await describeThen(client, a.pane_id, "#{pane_id}", "", capture);
-    if (!out.ok) return out.payload;
+    if (!out.ok) return refusalOf(out);
     const lines = out.value.output.replace(/\n$/, "").split("\n")
       .map((line) => expandTabs(line).trimEnd());
     return success(bounded(lines, a.max_lines ?? DEFAULT_MAX_LINES));
@@ -153,7 +147,7 @@ export const snapshotPaneTool = defineTool({
   annotations: READ_ONLY,
   handle: async (context, a) => {
     const screen = await readScreen(clientFor(context, a.socket_name), a.pane_id);
-    if (!screen.ok) return screen.payload;
+    if (!screen.ok) return refusalOf(screen);
     const { facts, lines } = screen.value;
     const live = !facts.dead && facts.pane_pid > 0;
     const foreground = live ? await foregroundCommands([facts.pane_pid]) : new Map();
@@ -262,7 +256,7 @@ async function readPanes(
       ),
       signal,
     );
-    if (!answers.ok) return answers.payload;
+    if (!answers.ok) return refusalOf(answers);
     for (const [i, paneId] of group.entries()) {
       const captured = answers.value[i * perPane + perPane - 1];
       const held = window > 0 ? Number(answers.value[i * perPane]) : 0;
@@ -294,11 +288,11 @@ export const searchPanesTool = defineTool({
     let scope = ["-a"];
     if (a.session_id !== undefined || a.session_name !== undefined) {
       const session = await resolveSession(client, a, signal);
-      if (!session.ok) return session.payload;
+      if (!session.ok) return refusalOf(session);
       scope = ["-s", "-t", session.value];
     }
     const listed = await tmuxCall(client, ["list-panes", ...scope, "-F", "#{pane_id}"], signal);
-    if (!listed.ok) return listed.payload;
+    if (!listed.ok) return refusalOf(listed);
     const panes = rows(listed.value);
     const window = a.history
       ? Math.min(LOOK_HISTORY_LINES, Math.floor(SEARCH_HISTORY_LINES / Math.max(1, panes.length)))

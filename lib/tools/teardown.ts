@@ -17,6 +17,7 @@ import {
   WINDOW_TARGET_INPUT,
 } from "./_blocks.ts";
 import { containsCallerRefusal, type Scope } from "./_refusals.ts";
+import { refusalOf } from "./_tmux_refusals.ts";
 
 async function guardedKill(
   context: ServerContext,
@@ -28,7 +29,7 @@ async function guardedKill(
   if (containment !== "not_ours") return containsCallerRefusal(scope, id, containment);
   const command = `kill-${scope}`;
   const out = await tmuxCall(client, scope === "server" ? [command] : [command, "-t", id]);
-  if (!out.ok) return out.payload;
+  if (!out.ok) return refusalOf(out);
   return success({ killed: scope === "server" ? "server" : id });
 }
 
@@ -49,7 +50,7 @@ export const killPaneTool = defineTool({
   handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
-    if (!found.ok) return found.payload;
+    if (!found.ok) return refusalOf(found);
     return guardedKill(context, client, "pane", a.pane_id);
   },
 });
@@ -67,7 +68,7 @@ export const killWindowTool = defineTool({
   handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.window_id, "#{window_id}", "");
-    if (!found.ok) return found.payload;
+    if (!found.ok) return refusalOf(found);
     return guardedKill(context, client, "window", a.window_id);
   },
 });
@@ -85,7 +86,7 @@ export const killSessionTool = defineTool({
   handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const session = await resolveSession(client, a);
-    if (!session.ok) return session.payload;
+    if (!session.ok) return refusalOf(session);
     return guardedKill(context, client, "session", session.value);
   },
 });
@@ -103,7 +104,7 @@ export const killServerTool = defineTool({
   handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const alive = await tmuxCall(client, ["list-sessions", "-F", "#{session_id}"]);
-    if (!alive.ok) return alive.payload;
+    if (!alive.ok) return refusalOf(alive);
     return guardedKill(context, client, "server", "server");
   },
 });
@@ -121,9 +122,9 @@ export const clearHistoryTool = defineTool({
   handle: async (context, a) => {
     const client = clientFor(context, a.socket_name);
     const found = await describe(client, a.pane_id, "#{pane_id}", "");
-    if (!found.ok) return found.payload;
+    if (!found.ok) return refusalOf(found);
     const out = await tmuxCall(client, ["clear-history", "-t", a.pane_id]);
-    if (!out.ok) return out.payload;
+    if (!out.ok) return refusalOf(out);
     return success({ target: a.pane_id });
   },
 });

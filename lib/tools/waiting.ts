@@ -27,12 +27,13 @@ import {
   toolInput,
 } from "../mcp/json_schema.ts";
 import type { ServerContext, ToolExtra } from "./context.ts";
-import { clientFor, isNotAnswering } from "../tmux/targets.ts";
+import { clientFor } from "../tmux/targets.ts";
 import { success, type ToolPayload } from "../mcp/tool_result.ts";
 import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
 import { MAX_LINES, PANE_ID, SOCKET_NAME } from "./_blocks.ts";
 import { CURSOR, findCursor, keepCursor, RESULT_CURSOR } from "./_cursors.ts";
 import { CANCELLED, failedStep, INVALID_PATTERN, UNSUPPORTED_PATTERN } from "./_refusals.ts";
+import { refusalOf } from "./_tmux_refusals.ts";
 import { boundByTimeout, effectiveTimeout, TIMEOUT } from "./_waits.ts";
 import { watchOutput } from "../tmux/output_watch.ts";
 import { type LineFinder, lineFinder, type LineMatch, pacer } from "../util/line_patterns.ts";
@@ -93,7 +94,7 @@ export const captureSinceTool = defineTool({
     const kept = a.cursor === undefined ? null : findCursor(context, client, a.pane_id, a.cursor);
     if (kept && !kept.ok) return kept.payload;
     const shot = await snapshot(client, context.tempFiles, a.pane_id, extra.signal);
-    if (!shot.ok) return shot.payload;
+    if (!shot.ok) return refusalOf(shot);
     const s = shot.value;
     const seen = kept ? since(s, kept.kept.cursor) : {
       lines: s.lines.slice(s.historySize),
@@ -292,9 +293,10 @@ async function waitForText(
       // Only the caller's own cancel is a cancel; anything else is said as what it is.
       if (extra.signal.aborted) return CANCELLED;
       // tmux did not answer within the wait's time: the wait timed out, with its last look.
-      if (isNotAnswering(shot) && lastShot) return result("timeout", null, lastShot);
+      const late = !shot.ok && refusalOf(shot).error.code === "tmux_not_answering";
+      if (late && lastShot) return result("timeout", null, lastShot);
       if (!shot.ok) {
-        if (cursor && shot.payload.error.code === "not_found") {
+        if (cursor && "failure" in shot && shot.failure.kind === "not_found") {
           return success({
             outcome: "pane_dead",
             matched_text: null,
@@ -306,7 +308,7 @@ async function waitForText(
             last_lines: null,
           });
         }
-        return shot.payload;
+        return refusalOf(shot);
       }
       lastShot = shot.value;
       cursor ??= cursorAt(shot.value);
