@@ -37,17 +37,21 @@ export type ScriptedModel = {
   close: () => Promise<void>;
 };
 
-/** A tool result as text: a string as it is, anything else as its JSON. */
+/**
+ * A tool result as the model reads it: a string as it is, else its strings in order (the text
+ * blocks of an Anthropic result, the `output` of a Gemini functionResponse), else its JSON.
+ */
 function asText(value: unknown): string {
   if (typeof value === "string") return value;
-  if (Array.isArray(value)) {
-    return value.map((part) =>
-      typeof part === "object" && part !== null && "text" in part && typeof part.text === "string"
-        ? part.text
-        : JSON.stringify(part)
-    ).join("\n");
-  }
-  return JSON.stringify(value);
+  const strings = stringsIn(value);
+  return strings.length > 0 ? strings.join("\n") : JSON.stringify(value);
+}
+
+function stringsIn(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (typeof value === "object" && value !== null) return Object.values(value).flatMap(stringsIn);
+  return [];
 }
 
 type Json = Record<string, unknown>;
@@ -93,6 +97,36 @@ function geminiConversation(body: Json): Conversation {
     .filter((part) => typeof part.functionResponse === "object")
     .map((part) => asText((part.functionResponse as Json).response));
   return { tools, results };
+}
+
+/**
+ * The least answer a JSON schema accepts (Gemini CLI's side requests ask for JSON: its router's
+ * complexity score): each required property by its type, an enum's first value.
+ */
+function leastOf(schema: unknown): unknown {
+  if (typeof schema !== "object" || schema === null) return null;
+  const { type, properties, required, enum: choices } = schema as Json;
+  if (Array.isArray(choices) && choices.length > 0) return choices[0];
+  switch (String(type).toLowerCase()) {
+    case "object": {
+      const fields = typeof properties === "object" && properties !== null ? properties : {};
+      const names = Array.isArray(required) ? required.map(String) : [];
+      return Object.fromEntries(
+        names.map((name) => [name, leastOf((fields as Json)[name])]),
+      );
+    }
+    case "array":
+      return [];
+    case "string":
+      return "";
+    case "integer":
+    case "number":
+      return 1;
+    case "boolean":
+      return false;
+    default:
+      return null;
+  }
 }
 
 const encoder = new TextEncoder();
@@ -234,7 +268,8 @@ export function startScriptedModel(
     const play = async (conversation: Conversation): Promise<Move> => {
       if (!isMain(conversation.tools)) {
         sideRequests.push(path);
-        return { text: sideAnswer };
+        const wanted = (body.generationConfig as Json | undefined)?.responseJsonSchema;
+        return { text: wanted === undefined ? sideAnswer : JSON.stringify(leastOf(wanted)) };
       }
       const move = await script(conversation.tools, conversation.results);
       turns.push({ ...conversation, request: text, move });
