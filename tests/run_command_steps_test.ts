@@ -8,7 +8,7 @@ import { runCommandToolWith } from "../lib/tools/run_command.ts";
 import type { RunStep } from "../lib/tools/_command_end.ts";
 import { TmuxNotAnswering } from "../lib/tmux/tmux.ts";
 import type { ServerContext } from "../lib/tools/context.ts";
-import type { ToolPayload } from "../lib/mcp/tool_result.ts";
+import type { ToolPayload } from "../lib/mcp/tool_payload.ts";
 import { isJsonObject } from "../lib/util/json_object.ts";
 
 /**

@@ -1,22 +1,12 @@
-// One shape for every tool's answer, success or failure: `{ok, data}` or
-// `{ok:false, error:{code, message, delivery, ...}}`, sent as structuredContent, with failures
-// as tool results (isError) rather than JSON-RPC errors, so an agent always gets something it can
-// read and act on. Clients show a model the text content, not structuredContent (issue 27), so
-// the text is for reading: a success's JSON unless its tool words it (tmux_run), a failure's
-// message said once in a line, never a JSON copy a client then escapes again inside its own.
+// A tool's answer (tool_payload.ts) as MCP sends it: the payload as structuredContent, with
+// failures as tool results (isError) rather than JSON-RPC errors, so an agent always gets
+// something it can read and act on. Clients show a model the text content, not
+// structuredContent (issue 27), so the text is for reading: a success's JSON unless its tool
+// words it (tmux_run), a failure's message said once in a line, never a JSON copy a client then
+// escapes again inside its own.
 import type { CallToolResult } from "../deps.ts";
 import { rope, ropePieces } from "../util/rope.ts";
-
-export type Delivery = "not_sent" | "possibly_sent" | "observed";
-
-export type ErrorBody = {
-  code: string;
-  message: string;
-  delivery: Delivery;
-  effects?: unknown;
-};
-
-export type ToolPayload = { ok: true; data: unknown } | { ok: false; error: ErrorBody };
+import type { ErrorBody, ToolPayload } from "./tool_payload.ts";
 
 /**
  * The payloads made into results below, with their JSON in pieces, by the object inside them
@@ -167,17 +157,3 @@ function sameEntries(copy: Record<string, unknown>, payload: object): boolean {
   return copied.length === made.length &&
     copied.every(([key, value], at) => made[at][0] === key && made[at][1] === value);
 }
-
-export function success(data: unknown): ToolPayload {
-  return { ok: true, data };
-}
-
-/** A failure before anything reached tmux or a shell. */
-export function refusal(code: string, message: string): Extract<ToolPayload, { ok: false }> {
-  return { ok: false, error: { code, message, delivery: "not_sent" } };
-}
-
-export const POLICY_DENIED = refusal(
-  "policy_denied",
-  "this tool is not enabled on this server; it is turned on by name at startup",
-);

@@ -6,7 +6,7 @@
 // output; the oldest entry leaves once more than `capacity` runs are kept.
 import type { Completion } from "./frames.ts";
 import { RunFailure } from "./run_outcome.ts";
-import type { Delivery } from "../mcp/tool_result.ts";
+import type { Delivery } from "../mcp/tool_payload.ts";
 
 /** How many runs tmux_capabilities lists (the spec asks for at least the last 16). */
 export const RECENT_RUNS_KEPT = 16;

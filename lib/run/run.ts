@@ -6,7 +6,7 @@ import type { Receipt } from "./run_outcome.ts";
 import type { EncodedOutput } from "./output_encoding.ts";
 import type { EnrolledShell, RunSlot, RunSlots } from "./run_slots.ts";
 import type { Journal } from "../journal/journal.ts";
-import type { ToolPayload } from "../mcp/tool_result.ts";
+import type { ToolPayload } from "../mcp/tool_payload.ts";
 import type { TmuxClient } from "../tmux/tmux.ts";
 
 /** Seams for tests that cause real faults (a real respawn, a real kill) at an exact phase. */

@@ -11,7 +11,7 @@ import { workingDirectory } from "../host/processes.ts";
 import { RunFailure } from "./run_outcome.ts";
 import { type NoticeOutcome, runNotice } from "./run_notice.ts";
 import { type Outcome, runEntry } from "../journal/entries.ts";
-import { success, type ToolPayload } from "../mcp/tool_result.ts";
+import { success, type ToolPayload } from "../mcp/tool_payload.ts";
 import { socketPath } from "../tmux/tmux.ts";
 import type { Completed, Run } from "./run.ts";
 import { prepare } from "./run_prepare.ts";

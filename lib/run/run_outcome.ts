@@ -3,7 +3,7 @@
 // helper read one); this module derives `effects` from that, so no phase can report a state
 // that contradicts the evidence it holds.
 import type { Completion } from "./frames.ts";
-import type { Delivery, ToolPayload } from "../mcp/tool_result.ts";
+import type { Delivery, ToolPayload } from "../mcp/tool_payload.ts";
 
 export type Receipt = {
   state: "authorized";

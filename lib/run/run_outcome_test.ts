@@ -7,7 +7,7 @@ import type { Completion } from "./frames.ts";
 import { failurePayload, type Receipt, RunFailure, type RunFailureCode } from "./run_outcome.ts";
 import { schemas } from "./contract.ts";
 import { ajvAccepts, validationErrors } from "../../tests/schema_oracle.ts";
-import { POLICY_DENIED, refusal } from "../mcp/tool_result.ts";
+import { POLICY_DENIED, refusal } from "../mcp/tool_payload.ts";
 
 const RECEIPT: Receipt = {
   state: "authorized",

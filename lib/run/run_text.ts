@@ -6,7 +6,7 @@
 // script wrote it, and the outcome once more at the end: whatever a client keeps of the text
 // holds how the run ended. It says the payload's facts and nothing the payload lacks (spec §3.20);
 // the outputs go in as the pieces they were decoded in (lib/util/rope.ts), never joined.
-import type { ErrorBody, ToolPayload } from "../mcp/tool_result.ts";
+import type { ErrorBody, ToolPayload } from "../mcp/tool_payload.ts";
 import { errorText } from "../mcp/tool_result.ts";
 import { ropePieces } from "../util/rope.ts";
 import type { Receipt } from "./run_outcome.ts";

@@ -7,7 +7,8 @@ import { isJsonObject } from "../util/json_object.ts";
 import type { ParsedCall, ServerContext, ToolDefinition, ToolExtra } from "../tools/context.ts";
 import type { MissedCalls } from "./missed_calls.ts";
 import { socketPath } from "../tmux/tmux.ts";
-import { POLICY_DENIED, refusal, toCallToolResult, type ToolPayload } from "../mcp/tool_result.ts";
+import { toCallToolResult } from "../mcp/tool_result.ts";
+import { POLICY_DENIED, refusal, type ToolPayload } from "../mcp/tool_payload.ts";
 import { callEntry } from "../journal/entries.ts";
 
 /**

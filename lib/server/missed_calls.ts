@@ -4,7 +4,7 @@
 // the server went on to stop the script and knows exactly how it ended (issue 27). Each
 // connection keeps those endings here, and the next answer it gives carries them in one short
 // line ahead of its text, once: the run id and outcome the model would otherwise never see.
-import type { ToolPayload } from "../mcp/tool_result.ts";
+import type { ToolPayload } from "../mcp/tool_payload.ts";
 import { isJsonObject } from "../util/json_object.ts";
 
 /** At most this many endings wait for the next answer; older ones are counted, not named. */

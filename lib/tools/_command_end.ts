@@ -20,7 +20,7 @@ import {
 import { boolean, enumOf, integer, nullable, number, object, string } from "../mcp/json_schema.ts";
 import type { ServerContext, ToolExtra } from "./context.ts";
 import type { TmuxClient } from "../tmux/tmux.ts";
-import { success, type ToolPayload } from "../mcp/tool_result.ts";
+import { success, type ToolPayload } from "../mcp/tool_payload.ts";
 import { toolOutput } from "./_define.ts";
 import { RESULT_CURSOR } from "./_cursors.ts";
 import { failedStep } from "./_refusals.ts";

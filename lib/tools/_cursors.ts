@@ -3,7 +3,7 @@
 // and the refusals for one that is unknown or expired.
 import { string } from "../mcp/json_schema.ts";
 import type { KeptCursor, ServerContext } from "./context.ts";
-import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
+import { refusal, type ToolPayload } from "../mcp/tool_payload.ts";
 import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
 import { cursorAt, type Snapshot } from "../tmux/capture.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT } from "../tmux/cursor_store.ts";

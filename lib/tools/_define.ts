@@ -4,7 +4,7 @@
 import { DIALECT, enumOf, type JsonSchema, type Schema } from "../mcp/json_schema.ts";
 import { inputProblems, isValid } from "../mcp/schemas.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
-import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
+import { refusal, type ToolPayload } from "../mcp/tool_payload.ts";
 
 /** A handler that receives the type its input schema accepts. */
 type TypedHandler<T> = (context: ServerContext, args: T, extra: ToolExtra) => Promise<ToolPayload>;

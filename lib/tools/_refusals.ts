@@ -2,7 +2,7 @@
 // regex engine will not take, and removing an object that holds this MCP server.
 import type { Containment } from "../tmux/caller.ts";
 import type { ToolExtra } from "./context.ts";
-import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
+import { refusal, type ToolPayload } from "../mcp/tool_payload.ts";
 import { type TmuxClient, TmuxNotAnswering } from "../tmux/tmux.ts";
 import { notAnswering } from "../tmux/targets.ts";
 import { tmuxRefusal } from "./_tmux_refusals.ts";

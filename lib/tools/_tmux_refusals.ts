@@ -2,12 +2,10 @@
 // (TmuxFailure, lib/tmux/targets.ts); here it becomes a refusal in words, with the tool that
 // helps next (list_panes for a pane that is gone, create_session for a server that is not
 // there), so a renamed tool is renamed here, beside the tools.
-import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
+import { type Refusal, refusal } from "../mcp/tool_payload.ts";
 import { serverLabel, TMUX_ANSWER_SECONDS } from "../tmux/tmux.ts";
 import type { TmuxFailure } from "../tmux/targets.ts";
 import { type TempDirectoryError, whatIsWrong, whatToDo } from "../host/directory_problems.ts";
-
-export type Refusal = Extract<ToolPayload, { ok: false }>;
 
 export const UNSAFE_FORMAT = refusal(
   "unsafe_format",

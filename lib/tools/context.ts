@@ -10,7 +10,7 @@ import type { TempFiles } from "../host/temp_files.ts";
 import type { Cursor } from "../tmux/capture.ts";
 import type { CursorStore } from "../tmux/cursor_store.ts";
 import type { ShellLines } from "../tmux/shell_line.ts";
-import type { ToolPayload } from "../mcp/tool_result.ts";
+import type { ToolPayload } from "../mcp/tool_payload.ts";
 import type { Journal } from "../journal/journal.ts";
 
 export type Toolset = "inspect" | "manage" | "execute" | "teardown";

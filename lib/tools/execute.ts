@@ -7,7 +7,7 @@ import { containsCaller } from "../tmux/caller.ts";
 import { boolean, object, string, toolInput } from "../mcp/json_schema.ts";
 import { LOOK_HISTORY_LINES, snapshot, snapshotThen } from "../tmux/capture.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
-import { refusal, success } from "../mcp/tool_result.ts";
+import { refusal, success } from "../mcp/tool_payload.ts";
 import { defineTool, PROGRAM_INPUT, toolOutput } from "./_define.ts";
 import {
   DONE_OUTPUT,

@@ -30,7 +30,7 @@ import {
 } from "../tmux/targets.ts";
 import { NEED_ONE_SESSION, refusalOf, UNSAFE_FORMAT } from "./_tmux_refusals.ts";
 import type { TmuxClient } from "../tmux/tmux.ts";
-import { refusal, success } from "../mcp/tool_result.ts";
+import { refusal, success } from "../mcp/tool_payload.ts";
 import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
 import {
   EMPTY_INPUT,

@@ -5,7 +5,7 @@ import { boolean, enumOf, integer, object, string, toolInput } from "../mcp/json
 import type { ServerContext } from "./context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import { refusalOf } from "./_tmux_refusals.ts";
-import { refusal, success, type ToolPayload } from "../mcp/tool_result.ts";
+import { refusal, success, type ToolPayload } from "../mcp/tool_payload.ts";
 import { CHANGES, defineTool, IDEMPOTENT_CHANGE, toolOutput } from "./_define.ts";
 import {
   DONE_OUTPUT,

@@ -3,7 +3,7 @@
 import { array, boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
 import { clientFor, sessionTarget, tmuxCall } from "../tmux/targets.ts";
 import { refusalOf } from "./_tmux_refusals.ts";
-import { refusal, success } from "../mcp/tool_result.ts";
+import { refusal, success } from "../mcp/tool_payload.ts";
 import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
 import { PANE_ID, SESSION_ID, SESSION_NAME, SOCKET_NAME, WINDOW_ID } from "./_blocks.ts";
 import { rows, tail } from "./_listings.ts";

@@ -39,12 +39,12 @@ import { clientFor } from "../tmux/targets.ts";
 import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
 import { problemOf, TempDirectoryError, type TempPlace } from "../host/directory_problems.ts";
 import type { TempFiles } from "../host/temp_files.ts";
-import { refusal, type ToolPayload } from "../mcp/tool_result.ts";
+import { type Refusal, refusal, type ToolPayload } from "../mcp/tool_payload.ts";
 import { defineTool, READ_ONLY } from "./_define.ts";
 import { MAX_LINES, PANE_ID, SOCKET_NAME } from "./_blocks.ts";
 import { keepCursor } from "./_cursors.ts";
 import { CANCELLED, failedStep } from "./_refusals.ts";
-import { directoryRefusal, type Refusal, refusalOf } from "./_tmux_refusals.ts";
+import { directoryRefusal, refusalOf } from "./_tmux_refusals.ts";
 import { boundByTimeout, effectiveTimeout, TIMEOUT } from "./_waits.ts";
 import { watchOutput } from "../tmux/output_watch.ts";
 import {

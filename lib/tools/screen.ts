@@ -23,7 +23,7 @@ import {
   toolInput,
 } from "../mcp/json_schema.ts";
 import { clientFor, describeThen, resolveSession, tmuxCall, tmuxReads } from "../tmux/targets.ts";
-import { success } from "../mcp/tool_result.ts";
+import { type Refusal, success } from "../mcp/tool_payload.ts";
 import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
 import {
   FOREGROUND,
@@ -36,7 +36,7 @@ import {
   SOCKET_NAME,
 } from "./_blocks.ts";
 import { INVALID_PATTERN, UNSUPPORTED_PATTERN } from "./_refusals.ts";
-import { type Refusal, refusalOf } from "./_tmux_refusals.ts";
+import { refusalOf } from "./_tmux_refusals.ts";
 import { rows } from "./_listings.ts";
 import { lineFinder, pacer } from "../util/line_patterns.ts";
 

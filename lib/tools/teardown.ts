@@ -7,7 +7,7 @@ import { object, string } from "../mcp/json_schema.ts";
 import type { ServerContext } from "./context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import type { TmuxClient } from "../tmux/tmux.ts";
-import { success, type ToolPayload } from "../mcp/tool_result.ts";
+import { success, type ToolPayload } from "../mcp/tool_payload.ts";
 import { defineTool, DESTRUCTIVE, toolOutput } from "./_define.ts";
 import {
   DONE_OUTPUT,

@@ -26,7 +26,7 @@ import {
   string,
 } from "../mcp/json_schema.ts";
 import { runTmux, socketPath } from "../tmux/tmux.ts";
-import { success } from "../mcp/tool_result.ts";
+import { success } from "../mcp/tool_payload.ts";
 import { defineTool, toolOutput } from "./_define.ts";
 
 const NO_ARGUMENTS: Schema<Record<string, never>> = {

@@ -26,7 +26,7 @@ import {
 } from "../run/contract.ts";
 import { runResultText } from "../run/run_text.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
-import type { ToolPayload } from "../mcp/tool_result.ts";
+import type { ToolPayload } from "../mcp/tool_payload.ts";
 import { typedCall } from "./_define.ts";
 
 const PROGRESS_INTERVAL_MS = 1000;

@@ -28,7 +28,7 @@ import {
 } from "../mcp/json_schema.ts";
 import type { ServerContext, ToolExtra } from "./context.ts";
 import { clientFor } from "../tmux/targets.ts";
-import { success, type ToolPayload } from "../mcp/tool_result.ts";
+import { success, type ToolPayload } from "../mcp/tool_payload.ts";
 import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
 import { MAX_LINES, PANE_ID, SOCKET_NAME } from "./_blocks.ts";
 import { CURSOR, findCursor, keepCursor, RESULT_CURSOR } from "./_cursors.ts";

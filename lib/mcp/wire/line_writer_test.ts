@@ -2,7 +2,8 @@
 // sink takes a little at a time, and a line is written a buffer at a time.
 import assert from "node:assert/strict";
 import { asJsonString, LineWriter, messageLine } from "./line_writer.ts";
-import { jsonPieces, refusal, success, toCallToolResult } from "../tool_result.ts";
+import { jsonPieces, toCallToolResult } from "../tool_result.ts";
+import { refusal, success } from "../tool_payload.ts";
 
 /** The line a result message is, as the transport hands it over. */
 function line(id: number, result: object): string[] {
