@@ -3,8 +3,23 @@
 // by content: every frame is two big-endian u32 lengths, a JSON header, then raw body bytes.
 // Headers are typed here once and checked where they enter. This is the server's side; the
 // helper's side is lib/run/helper.pl, which reads the server's headers with one strict pattern.
-import type { StopReport } from "./process_group.ts";
 import { isJsonObject } from "../util/json_object.ts";
+
+/** What a stop confirmed (lib/run/stop_group.pl `stop_json`). */
+export type StopReport = {
+  /** Live members of the script's group after the stop; null when the table was unreadable. */
+  remaining: number | null;
+  /** Descendants found outside the group (setsid, a double fork), signalled with the group. */
+  escapees: number;
+  /** How many of those still lived after the stop; null when the table was unreadable. */
+  escapees_left: number | null;
+  /** Whether an orphaned descendant could have been found (`sh` adopted orphans and lived). */
+  orphans_traced: boolean;
+  /** Members of the group that were stopped (state T) before the stop began. */
+  halted: number;
+  /** The signal that had stopped `sh` itself, as its parent's wait read it; null if none. */
+  halt_signal: number | null;
+};
 
 export type Completion =
   | { state: "exited"; exit_status: number; signal: null }
@@ -192,7 +207,8 @@ function isCount(value: unknown): value is number {
   return isInteger(value) && value >= 0;
 }
 
-function stopReportOf(value: unknown): StopReport | null {
+/** A stop report as the helper (or the server's own perl) wrote it; null if it is not one. */
+export function stopReportOf(value: unknown): StopReport | null {
   if (!isJsonObject(value)) return null;
   const { remaining, escapees, escapees_left, orphans_traced, halted, halt_signal } = value;
   return (remaining === null || isCount(remaining)) && isCount(escapees) &&

@@ -156,9 +156,6 @@ if (opendir my $fds, '/dev/fd') {
 
 # After the exit is seen, both pipes must reach EOF within this window (spec §3.16).
 my $DRAIN_WINDOW = 0.25;
-# Between SIGTERM and SIGKILL, and again for SIGKILL to take effect (lib/run/process_group.ts).
-my $KILL_GRACE = 0.5;
-my $STOP_POLL = 0.025;
 # How long the loop sleeps at most while a script runs: its exit wakes the loop (SIGCHLD), and
 # this bounds the one case it cannot, a signal in the microseconds between perl's last look at
 # its signals and the `select` call.
@@ -324,15 +321,6 @@ sub completion_json {
   return sprintf '{"state":"exited","exit_status":%d,"signal":null}', $completion->{exit_status};
 }
 
-sub number_or_null { return defined $_[0] ? 0 + $_[0] : 'null' }
-
-sub stop_json {
-  my ($stop) = @_;
-  return sprintf '{"remaining":%s,"escapees":%d,"escapees_left":%s,"orphans_traced":%s,' .
-    '"halted":%d,"halt_signal":%s}', number_or_null($stop->{remaining}), $stop->{escapees},
-    number_or_null($stop->{escapees_left}), $stop->{orphans_traced} ? 'true' : 'false',
-    $stop->{halted}, number_or_null($stop->{halt_signal});
-}
 
 sub refuse {
   my ($run_id, $reason) = @_;
@@ -506,113 +494,15 @@ sub reap {
   $run->{exited_at} = now();
 }
 
-# --- Stopping a script's group, and saying what the stop confirmed (as lib/run/process_group.ts
-# does for the server): live members left; the descendants that had left the group, which are
-# stopped too and counted; whether orphaned descendants could be seen at all; and what of the
-# group was stopped (state T) before, as the terminal stops a background script that reads it.
-
-# The process table from ps(1), the same on Linux and macOS; undef when it cannot be read.
-sub process_table {
-  local $ENV{PATH} = '/usr/sbin:/usr/bin:/sbin:/bin';
-  local $ENV{LC_ALL} = 'C';
-  my $ps = open(my $table, '-|');
-  return undef unless defined $ps;
-  if ($ps == 0) {
-    open STDERR, '>', '/dev/null';
-    { no warnings 'exec'; exec 'ps', '-A', '-o', 'pid=,ppid=,pgid=,stat='; }
-    POSIX::_exit(127);
-  }
-  my @rows;
-  while (my $line = <$table>) {
-    # Copied out at once: a later match (of the state) would reset $1..$4 under the hash.
-    my ($pid, $parent, $group, $state) =
-      $line =~ /\A\s*([0-9]+)\s+([0-9]+)\s+([0-9]+)\s+(\S+)/ or next;
-    push @rows, {
-      pid => $pid,
-      parent => $parent,
-      group => $group,
-      live => $state !~ /\A[ZX]/,
-      stopped => $state =~ /\AT/,
-    };
-  }
-  close $table or return undef;
-  return \@rows;
-}
-
-sub live_members {
-  my ($rows, $group) = @_;
-  return scalar grep { $_->{group} == $group && $_->{live} } @$rows;
-}
-
-# Adds to %$escapees every live process outside the group below its leader or below an escapee
-# already known (following parent links).
-sub find_escapees {
-  my ($rows, $leader, $escapees) = @_;
-  my %children;
-  push @{ $children{ $_->{parent} } }, $_ for @$rows;
-  my (%seen, @todo);
-  @todo = ($leader, keys %$escapees);
-  while (defined(my $pid = shift @todo)) {
-    next if $seen{$pid}++;
-    for my $child (@{ $children{$pid} || [] }) {
-      $escapees->{ $child->{pid} } = 1 if $child->{group} != $leader && $child->{live};
-      push @todo, $child->{pid};
-    }
-  }
-}
-
-sub live_escapees {
-  my ($rows, $escapees) = @_;
-  my %alive = map { $_->{live} ? ($_->{pid} => 1) : () } @$rows;
-  return scalar grep { $alive{$_} } keys %$escapees;
-}
-
-# Polls `done` every 25 ms for up to `limit` seconds.
-sub poll_until {
-  my ($done, $limit) = @_;
-  my $until = now() + $limit;
-  while (1) {
-    return 1 if $done->();
-    return 0 if now() >= $until;
-    select(undef, undef, undef, $STOP_POLL);
-  }
-}
-
-sub stop_group {
+# --- Stopping a script's group: lib/run/stop_group.pl, which the server writes after this file.
+# The helper is `sh`'s parent, so it reaps `sh` while it stops the group (the stop's completion)
+# and reads a stop of `sh` first (what had halted it).
+sub stop_run_group {
   my ($run) = @_;
-  my $group = $run->{pid};
   reap($run, 1);
-  my $before = process_table();
-  my %escapees;
-  my %stop = (halted => 0, orphans_traced => 0, halt_signal => $run->{stop_signal});
-  if ($before) {
-    find_escapees($before, $group, \%escapees);
-    $stop{halted} = grep { $_->{group} == $group && $_->{live} && $_->{stopped} } @$before;
-    # Orphans come to `sh` only while it lives; once it exited they went to init, unseen.
-    $stop{orphans_traced} = $run->{adopts} && grep { $_->{pid} == $group && $_->{live} } @$before;
-  }
-  my $signal = sub {
-    kill $_[0], -$group;
-    kill $_[0], keys %escapees if %escapees;
-  };
-  my $gone = sub {
-    reap($run);
-    my $rows = process_table() or return 0;
-    find_escapees($rows, $group, \%escapees);
-    return live_members($rows, $group) == 0 && live_escapees($rows, \%escapees) == 0;
-  };
-  $signal->('TERM');
-  $signal->('CONT');
-  if (!poll_until($gone, $KILL_GRACE)) {
-    $signal->('KILL');
-    poll_until($gone, $KILL_GRACE);
-  }
-  poll_until(sub { reap($run); $run->{completion} }, $KILL_GRACE);
-  my $after = process_table();
-  $stop{escapees} = scalar keys %escapees;
-  $stop{remaining} = $after ? live_members($after, $group) : undef;
-  $stop{escapees_left} = $after ? live_escapees($after, \%escapees) : undef;
-  return \%stop;
+  my $stop = stop_group($run->{pid}, $run->{adopts}, sub { reap($run); $run->{completion} });
+  $stop->{halt_signal} = $run->{stop_signal};
+  return $stop;
 }
 
 sub end_run {
@@ -628,7 +518,7 @@ sub stop_run {
   my ($run) = @_;
   reap($run);
   return if $run->{completion};
-  my $stop = stop_group($run);
+  my $stop = stop_run_group($run);
   end_run($run);
   send_frame(sprintf '{"type":"cancelled","run_id":"%s","completion":%s,"stop":%s}',
     $run->{id}, completion_json($run->{completion}), stop_json($stop));
@@ -637,7 +527,7 @@ sub stop_run {
 # Overflow refuses the run, even after `sh` exited: what it left in its group goes too.
 sub overflow_run {
   my ($run, $stream) = @_;
-  my $stop = stop_group($run);
+  my $stop = stop_run_group($run);
   end_run($run);
   send_frame(sprintf '{"type":"overflow","run_id":"%s","stream":"%s","stop":%s}',
     $run->{id}, $stream, stop_json($stop));

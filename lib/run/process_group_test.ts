@@ -2,7 +2,8 @@
 // can make: each says only what the stop saw, and says so when something could not be seen (an
 // orphaned escapee where `sh` could not adopt it: macOS, or `sh` already gone).
 import assert from "node:assert/strict";
-import { describeHalt, describeStop, type StopReport } from "./process_group.ts";
+import { describeHalt, describeStop } from "./process_group.ts";
+import type { StopReport } from "./frames.ts";
 
 const CLEAN: StopReport = {
   remaining: 0,

@@ -2,9 +2,9 @@
 // outcome or a stop. Every way a run cannot finish (deadline, cancel, shutdown, the shell or tmux
 // server gone, the helper gone) stops the script's whole process group and says what the stop
 // confirmed.
-import type { Completion, HelperMessage, RefusalReason } from "./frames.ts";
+import type { Completion, HelperMessage, RefusalReason, StopReport } from "./frames.ts";
 import { isSameProcess } from "../host/processes.ts";
-import { describeHalt, describeStop, stopGroup, type StopReport } from "./process_group.ts";
+import { describeHalt, describeStop, stopGroup } from "./process_group.ts";
 import { failurePayload, type Receipt, RunFailure } from "./run_outcome.ts";
 import { encodeOutput } from "./output_encoding.ts";
 import { MAX_OUTPUT_LIMIT } from "./contract.ts";
