@@ -38,7 +38,13 @@ type Setting = {
   modelUrl: string;
   server: { command: string; args: string[]; env: Record<string, string> };
   env: Record<string, string>;
+  /** Ends a client that is still running after CLIENT_LIMIT_MS. */
+  signal: AbortSignal;
 };
+
+// A run takes 2-15 s; a client that waits for something that never comes is ended well before
+// the CI step's 5 minutes.
+const CLIENT_LIMIT_MS = 90_000;
 
 const PROMPT = "Use the tmux tools as the script says.";
 const LARGE_LINES = 1200;
@@ -116,7 +122,7 @@ function denoCache(): string {
 
 type Drive = { turns: Turn[]; sideRequests: string[]; output: Deno.CommandOutput; ms: number };
 
-async function drive(client: RealClient, check: (drive: Drive) => void): Promise<void> {
+async function drive(client: RealClient): Promise<void> {
   await withLab(async (lab) => {
     const stranger = await splitPane(lab, ...zshCommand(lab.dir));
     const setupFile = `${lab.dir}/enroll-setup`;
@@ -162,6 +168,7 @@ async function drive(client: RealClient, check: (drive: Drive) => void): Promise
           PATH: `${node}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
           ...denoTrustEnvironment(),
         },
+        signal: AbortSignal.timeout(CLIENT_LIMIT_MS),
       });
       const ms = Math.round(performance.now() - started);
       ended = true;
@@ -169,7 +176,7 @@ async function drive(client: RealClient, check: (drive: Drive) => void): Promise
       report(client, drive);
       try {
         await enrolled;
-        check(drive);
+        checkAll(client, drive);
       } catch (error) {
         const decoder = new TextDecoder();
         console.log(`${client.name} said on stdout:\n${decoder.decode(output.stdout)}`);
@@ -258,7 +265,7 @@ const claudeCode: RealClient = {
   bin: "claude/node_modules/.bin/claude",
   addsWaitForPrevious: false,
   keepsLargeResult: true,
-  run: async ({ bin, workspace, modelUrl, server, env }) => {
+  run: async ({ bin, workspace, modelUrl, server, env, signal }) => {
     const claudeEnv = {
       ...env,
       ANTHROPIC_BASE_URL: modelUrl,
@@ -281,6 +288,7 @@ const claudeCode: RealClient = {
       env: claudeEnv,
       clearEnv: true,
       stdin: "null",
+      signal,
     }).output();
     assert.equal(added.code, 0, new TextDecoder().decode(added.stderr));
     return await new Deno.Command(bin, {
@@ -289,6 +297,7 @@ const claudeCode: RealClient = {
       env: claudeEnv,
       clearEnv: true,
       stdin: "null",
+      signal,
     }).output();
   },
 };
@@ -306,7 +315,7 @@ const codex: RealClient = {
   bin: "codex/node_modules/.bin/codex",
   addsWaitForPrevious: false,
   keepsLargeResult: false,
-  run: async ({ bin, home, workspace, modelUrl, server, env }) => {
+  run: async ({ bin, home, workspace, modelUrl, server, env, signal }) => {
     // Its own home (CODEX_HOME) with the README's [mcp_servers.tmux] and a provider on loopback.
     const codexHome = `${home}/.codex`;
     await Deno.mkdir(codexHome);
@@ -344,6 +353,7 @@ const codex: RealClient = {
       env: { ...env, CODEX_HOME: codexHome },
       clearEnv: true,
       stdin: "null",
+      signal,
     }).output();
   },
 };
@@ -353,7 +363,7 @@ const geminiCli: RealClient = {
   bin: "gemini/node_modules/.bin/gemini",
   addsWaitForPrevious: true,
   keepsLargeResult: false,
-  run: async ({ bin, home, workspace, modelUrl, server, env }) => {
+  run: async ({ bin, home, workspace, modelUrl, server, env, signal }) => {
     // The README's mcpServers entry in ~/.gemini/settings.json, and the workspace trusted: in a
     // folder it does not trust, Gemini CLI starts no MCP server.
     const geminiDir = `${home}/.gemini`;
@@ -387,6 +397,7 @@ const geminiCli: RealClient = {
       env: { ...env, GOOGLE_GEMINI_BASE_URL: modelUrl, GEMINI_API_KEY: "scripted" },
       clearEnv: true,
       stdin: "null",
+      signal,
     }).output();
   },
 };
@@ -397,7 +408,7 @@ for (const client of [claudeCode, codex, geminiCli]) {
   Deno.test({
     name: `${client.name} shows its model our tools and what tmux_run and a refusal return`,
     ignore: reason !== null,
-    fn: () => drive(client, (drive) => checkAll(client, drive)),
+    fn: () => drive(client),
   });
 }
 
