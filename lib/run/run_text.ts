@@ -9,6 +9,7 @@
 import type { ErrorBody, ToolPayload } from "../mcp/tool_payload.ts";
 import { errorText } from "../mcp/tool_result.ts";
 import { ropePieces } from "../util/rope.ts";
+import { isJsonObject } from "../util/json_object.ts";
 import type { Receipt } from "./run_outcome.ts";
 
 type Stream = { encoding: "utf-8" | "base64"; data: string; bytes: number };
@@ -42,8 +43,12 @@ export function runResultText(payload: ToolPayload): string[] {
   ];
 }
 
-/** `exited 3`, `signaled 15`, or `completion unobserved`. */
-function completionText(completion: Completion): string {
+/**
+ * `exited 3`, `signaled 15`, or `completion unobserved`: for a run's completion, or for what a
+ * payload read back holds where one would be (lib/server/missed_calls.ts).
+ */
+export function completionText(completion: Completion | unknown): string {
+  if (!isJsonObject(completion)) return "completion unobserved";
   if (completion.state === "exited") return `exited ${completion.exit_status}`;
   if (completion.state === "signaled") return `signaled ${completion.signal}`;
   return "completion unobserved";

@@ -6,6 +6,7 @@
 // line ahead of its text, once: the run id and outcome the model would otherwise never see.
 import type { ToolPayload } from "../mcp/tool_payload.ts";
 import { isJsonObject } from "../util/json_object.ts";
+import { completionText } from "../run/run_text.ts";
 
 /** At most this many endings wait for the next answer; older ones are counted, not named. */
 const KEPT = 4;
@@ -59,12 +60,5 @@ function runOf(data: unknown): { id: string; completion: string } | null {
   if (!isJsonObject(data) || !isJsonObject(data.authorization)) return null;
   const id = data.authorization.run_id;
   if (typeof id !== "string") return null;
-  return { id, completion: completionOf(data.completion) };
-}
-
-function completionOf(completion: unknown): string {
-  if (!isJsonObject(completion)) return "completion unobserved";
-  if (completion.state === "exited") return `exited ${completion.exit_status}`;
-  if (completion.state === "signaled") return `signaled ${completion.signal}`;
-  return "completion unobserved";
+  return { id, completion: completionText(data.completion) };
 }
