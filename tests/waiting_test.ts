@@ -80,6 +80,51 @@ Deno.test(
 );
 
 Deno.test(
+  "a paste longer than a cursor keeps of it is still not taken for output, to its last line",
+  zsh(async (lab, s) => {
+    await typeInto(lab, "cat >/dev/null", true);
+    await waitFor("cat to read the terminal", async () => {
+      const command = await lab.tmuxCmd(
+        "display-message",
+        "-p",
+        "-t",
+        lab.pane,
+        "#{pane_current_command}",
+      );
+      return command.trim() === "cat";
+    });
+    // 120 lines of 22 or so characters: more than the 2048 a cursor keeps (TYPED_KEPT).
+    const lines = Array.from({ length: 120 }, (_, n) => `pasted line ${n} of 120`);
+    const pasted = await s.call("paste_text", { pane_id: lab.pane, text: `${lines.join("\n")}\n` });
+    assert.equal(pasted.ok, true, JSON.stringify(pasted.error));
+    await screenShows(lab, "pasted line 119 of 120");
+    // The terminal's echo of a middle line and of one near the end is not output.
+    const patterns = ["pasted line 60 of", "pasted line 110 of", "^FIN2$"];
+    const cursor = pasted.data.cursor;
+    const echo = await s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns,
+      regex: true,
+      cursor,
+      timeout: 1,
+    });
+    assert.equal(echo.data.outcome, "timeout", JSON.stringify(echo.data));
+    await lab.tmuxCmd("send-keys", "-t", lab.pane, "C-d");
+    await waitForPrompt(lab);
+    await typeInto(lab, "echo FIN$((1+1))", true);
+    const output = await s.call("wait_for_text", {
+      pane_id: lab.pane,
+      patterns,
+      regex: true,
+      cursor,
+      timeout: 10,
+    });
+    assert.equal(output.data.outcome, "matched", JSON.stringify(output.data));
+    assert.equal(output.data.pattern_index, 2);
+  }),
+);
+
+Deno.test(
   "a stop pattern that appears first ends the wait as stopped",
   zsh(async (lab, s) => {
     let begun = false;

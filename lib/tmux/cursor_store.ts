@@ -12,8 +12,6 @@ import { randomHex } from "../util/ids.ts";
  * so this many stay within a few megabytes.
  */
 export const CURSORS_KEPT = 2048;
-/** The typed text kept with a cursor, to tell its echo from output: its first characters. */
-export const TYPED_KEPT = 2048;
 /** How long an unused cursor is kept: longer than an agent's pause between two looks. */
 export const CURSOR_IDLE_MS = 30 * 60 * 1000;
 

@@ -7,6 +7,7 @@ import { refusal, type ToolPayload } from "../mcp/tool_payload.ts";
 import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
 import { cursorAt, type Snapshot } from "../tmux/capture.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT } from "../tmux/cursor_store.ts";
+import { keptTyped } from "../tmux/input_echo.ts";
 
 /** The `cursor` input of the tools that read since a cursor. */
 export const CURSOR = string({
@@ -22,7 +23,10 @@ export const RESULT_CURSOR = string({
     `kept ${CURSOR_IDLE_MS / 60000} minutes after its last use`,
 });
 
-/** Keeps a cursor at `shot`'s position, and whatever is typed right after it; its handle. */
+/**
+ * Keeps a cursor at `shot`'s position, and what is typed right after it (at most TYPED_KEPT
+ * characters of it, lib/tmux/input_echo.ts); its handle.
+ */
 export function keepCursor(
   context: ServerContext,
   client: TmuxClient,
@@ -32,7 +36,7 @@ export function keepCursor(
   return context.cursors.issue({
     server: socketPath(client.socket),
     cursor: cursorAt(shot),
-    typed,
+    typed: typed === null ? null : keptTyped(typed),
   });
 }
 

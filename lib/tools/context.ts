@@ -9,6 +9,7 @@ import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";
 import type { TempFiles } from "../host/temp_files.ts";
 import type { Cursor } from "../tmux/capture.ts";
 import type { CursorStore } from "../tmux/cursor_store.ts";
+import type { KeptTyped } from "../tmux/input_echo.ts";
 import type { ShellLines } from "../tmux/shell_line.ts";
 import type { ToolPayload } from "../mcp/tool_payload.ts";
 import type { Journal } from "../journal/journal.ts";
@@ -76,8 +77,11 @@ export type KeptCursor = {
   /** The tmux socket's path: the same pane id on another server is another pane. */
   server: string;
   cursor: Cursor;
-  /** What send_keys, paste_text or run_command typed after taking it: its echo is not output. */
-  typed: string | null;
+  /**
+   * What send_keys, paste_text or run_command typed after taking it, at most TYPED_KEPT
+   * characters of it (lib/tmux/input_echo.ts): its echo is not output.
+   */
+  typed: KeptTyped | null;
 };
 
 export type ToolExtra = {
