@@ -4,13 +4,19 @@
 // use). With the default configuration a tmux before 3.7 never sees a control client of ours;
 // from 3.7 one attaches without `read-only` and only while calls use it.
 import assert from "node:assert/strict";
-import { type Lab, splitPane, waitFor, waitForPrompt, withLab } from "./harness.ts";
+import {
+  childrenWithArgv,
+  type Lab,
+  splitPane,
+  waitFor,
+  waitForPrompt,
+  withLab,
+} from "./harness.ts";
 import { labZshCommand } from "../lib/cli/private_lab.ts";
 import { withGeneral } from "./general_session.ts";
 import { ControlServer } from "../lib/tmux/control_servers.ts";
 import { runTmux, tmuxVersion } from "../lib/tmux/tmux.ts";
 import { behaviours } from "../lib/tmux/versions.ts";
-import { childrenOf } from "../lib/host/processes.ts";
 
 /** Whether this tmux gets control mode by default. */
 async function controlModeByDefault(lab: Lab): Promise<boolean> {
@@ -131,12 +137,8 @@ Deno.test("canary: a stopped control client and a killed session leave the tmux 
 
 /** This process's `tmux -C` children: our control clients. */
 async function controlChildren(): Promise<number[]> {
-  const found: number[] = [];
-  for (const child of await childrenOf(Deno.pid)) {
-    const argv = await Deno.readTextFile(`/proc/${child}/cmdline`).catch(() => "");
-    if (argv.split("\0").includes("-C")) found.push(child);
-  }
-  return found;
+  return (await childrenWithArgv()).filter(({ argv }) => argv?.includes("-C"))
+    .map(({ pid }) => pid);
 }
 
 Deno.test("canary: tmux's memory stays flat over 30 looks at a busy pane with 10,000 lines of history", () =>

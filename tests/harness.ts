@@ -66,16 +66,31 @@ export async function withLab(fn: (lab: Lab) => Promise<void>, zshrc = ""): Prom
 }
 
 /**
+ * The children of `pid`, each with its argv as /proc has it: null for one that ended before it
+ * could be read (the process table has no command lines).
+ */
+export async function childrenWithArgv(
+  pid = Deno.pid,
+): Promise<{ pid: number; argv: string[] | null }[]> {
+  return await Promise.all((await childrenOf(pid)).map(async (child) => {
+    const argv = await Deno.readTextFile(`/proc/${child}/cmdline`).catch(() => null);
+    return { pid: child, argv: argv === null ? null : argv.replace(/\0$/, "").split("\0") };
+  }));
+}
+
+/**
  * A helper's launcher (lib/run/helper.pl): its one child between runs, where it starts (Linux),
  * named `tmux-mcp launcher` by perl's `$0`.
  */
 export async function launcherOf(helperPid: number): Promise<number[]> {
-  const children = await childrenOf(helperPid);
-  const named = await Promise.all(children.map(async (pid) => {
-    const command = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
-    return command.startsWith("tmux-mcp launcher") ? [pid] : [];
-  }));
-  return named.flat();
+  return (await childrenWithArgv(helperPid))
+    .filter(({ argv }) => argv?.[0]?.startsWith("tmux-mcp launcher"))
+    .map(({ pid }) => pid);
+}
+
+/** Whether `argv` is a private directory's guard (lib/host/directory_guard.ts). */
+export function isDirectoryGuard(argv: string[] | null): boolean {
+  return argv?.includes("tmux-mcp-directory-guard") ?? false;
 }
 
 /**
@@ -83,12 +98,8 @@ export async function launcherOf(helperPid: number): Promise<number[]> {
  * server keeps for its life: lib/host/directory_guard.ts): the tmux clients it started.
  */
 export async function childrenBesideGuards(): Promise<number[]> {
-  const children = await childrenOf(Deno.pid);
-  const others = await Promise.all(children.map(async (pid) => {
-    const argv = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => "");
-    return argv.split("\0").includes("tmux-mcp-directory-guard") ? [] : [pid];
-  }));
-  return others.flat();
+  return (await childrenWithArgv()).filter(({ argv }) => !isDirectoryGuard(argv))
+    .map(({ pid }) => pid);
 }
 
 export function zshCommand(dir: string): string[] {

@@ -4,10 +4,19 @@
 // a SIGKILLed server whose guard was killed with it (a kill of its process group) is removed at
 // the next start.
 import assert from "node:assert/strict";
-import { type Lab, splitPane, waitFor, waitForPrompt, withLab, zshCommand } from "./harness.ts";
+import {
+  childrenWithArgv,
+  isDirectoryGuard,
+  type Lab,
+  splitPane,
+  waitFor,
+  waitForPrompt,
+  withLab,
+  zshCommand,
+} from "./harness.ts";
 import { sourceInPane } from "../lib/cli/private_lab.ts";
 import { privateBaseDirectory } from "../lib/host/rendezvous.ts";
-import { childrenOf, groupMembers } from "../lib/host/processes.ts";
+import { groupMembers } from "../lib/host/processes.ts";
 import { schemas } from "../lib/run/contract.ts";
 import { ajvAccepts, validationErrors } from "./schema_oracle.ts";
 
@@ -69,11 +78,7 @@ function startServer(lab: Lab, panes: string[]) {
 
 /** The child of `pid` that guards its private directory, if any. */
 async function guardOf(pid: number): Promise<number | null> {
-  for (const child of await childrenOf(pid)) {
-    const argv = await Deno.readTextFile(`/proc/${child}/cmdline`).catch(() => "");
-    if (argv.split("\0").includes("tmux-mcp-directory-guard")) return child;
-  }
-  return null;
+  return (await childrenWithArgv(pid)).find(({ argv }) => isDirectoryGuard(argv))?.pid ?? null;
 }
 
 /** The private directory whose record names `pid`, if any. */

@@ -2,7 +2,8 @@
 // between calls and admit missed lines, waits are clamped, cancellable and leave no child.
 import assert from "node:assert/strict";
 import {
-  childrenBesideGuards,
+  childrenWithArgv,
+  isDirectoryGuard,
   type Lab,
   splitPane,
   typeInto,
@@ -318,14 +319,10 @@ Deno.test(
 );
 
 async function tmuxChildren(): Promise<number[]> {
-  const children: number[] = [];
-  for (const pid of await childrenBesideGuards()) {
-    // The control-mode client stays attached by design; it ends when the server closes. Its
-    // argv is read from /proc: the process table has no command lines.
-    const argv = await Deno.readTextFile(`/proc/${pid}/cmdline`).catch(() => null);
-    if (argv !== null && !argv.split("\0").includes("-C")) children.push(pid);
-  }
-  return children;
+  // The control-mode client stays attached by design; it ends when the server closes.
+  return (await childrenWithArgv())
+    .filter(({ argv }) => argv !== null && !isDirectoryGuard(argv) && !argv.includes("-C"))
+    .map(({ pid }) => pid);
 }
 
 Deno.test(
