@@ -5,7 +5,7 @@
 // tmux has put the pane in (copy mode…), its size and its foreground command. The description
 // is a fenced row (fenced_rows.ts), so a program's name cannot shift a field.
 import { fencedRows } from "./fenced_rows.ts";
-import { expandTabs } from "./capture.ts";
+import { expandTabs } from "./captured_text.ts";
 import { failed, notFound, tmuxCallSpawned, type TmuxOutcome } from "./targets.ts";
 import type { TmuxClient } from "./tmux.ts";
 

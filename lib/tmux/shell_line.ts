@@ -4,7 +4,8 @@
 // serialises the calls on one pane (one per MCP server, in its context), whether the line is free
 // to type on, the typed line and the markers that tell where a run's output starts and how it
 // ended.
-import { cursorLine, type Snapshot } from "./capture.ts";
+import { type Snapshot } from "./capture.ts";
+import { cursorLine } from "./since.ts";
 import { shellQuote } from "../util/shell_quote.ts";
 
 /** One run's id (in the typed line, on the screen) and secret (in its end marker only). */

@@ -11,7 +11,7 @@ import {
   string,
   toolInput,
 } from "../mcp/json_schema.ts";
-import { DEFAULT_MAX_LINES, MAX_LINES as MOST_LINES } from "../tmux/capture.ts";
+import { DEFAULT_MAX_LINES, MAX_LINES as MOST_LINES } from "../tmux/bounded_text.ts";
 import { toolOutput } from "./_define.ts";
 
 // Parameters: how a call names a tmux server and the objects on it.

@@ -2,13 +2,9 @@
 // wait_for_command: looks at the pane until the run's end marker shows (woken by the pane's
 // output when a control connection follows it) or the timeout passes, the output read between
 // the markers, and the one result shape both tools give.
-import {
-  bounded,
-  cursorLine,
-  DEFAULT_MAX_LINES,
-  LOOK_HISTORY_LINES,
-  snapshot,
-} from "../tmux/capture.ts";
+import { LOOK_HISTORY_LINES, snapshot } from "../tmux/capture.ts";
+import { bounded, DEFAULT_MAX_LINES } from "../tmux/bounded_text.ts";
+import { cursorLine } from "../tmux/since.ts";
 import {
   hiddenRun,
   type LineRecord,

@@ -5,7 +5,8 @@ import { string } from "../mcp/json_schema.ts";
 import type { KeptCursor, ServerContext } from "./context.ts";
 import { refusal, type ToolPayload } from "../mcp/tool_payload.ts";
 import { socketPath, type TmuxClient } from "../tmux/tmux.ts";
-import { cursorAt, type Snapshot } from "../tmux/capture.ts";
+import { type Snapshot } from "../tmux/capture.ts";
+import { cursorAt } from "../tmux/since.ts";
 import { CURSOR_IDLE_MS, CURSORS_KEPT } from "../tmux/cursor_store.ts";
 import { keptTyped } from "../tmux/input_echo.ts";
 

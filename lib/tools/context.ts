@@ -7,7 +7,7 @@ import type { FieldHints, JsonSchema } from "../mcp/schemas.ts";
 import type { Caller } from "../tmux/caller.ts";
 import type { TmuxClient, TmuxVersion } from "../tmux/tmux.ts";
 import type { TempFiles } from "../host/temp_files.ts";
-import type { Cursor } from "../tmux/capture.ts";
+import type { Cursor } from "../tmux/since.ts";
 import type { CursorStore } from "../tmux/cursor_store.ts";
 import type { KeptTyped } from "../tmux/input_echo.ts";
 import type { ShellLines } from "../tmux/shell_line.ts";

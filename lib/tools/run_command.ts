@@ -21,7 +21,8 @@
 // What the line holds and the markers are decided in lib/tmux/shell_line.ts; the wait for a
 // run's end and the result both tools give are lib/tools/_command_end.ts.
 import { pasteIntoPane } from "../tmux/paste.ts";
-import { cursorGridLine, LOOK_HISTORY_LINES, snapshot } from "../tmux/capture.ts";
+import { LOOK_HISTORY_LINES, snapshot } from "../tmux/capture.ts";
+import { cursorGridLine } from "../tmux/since.ts";
 import { containsCaller } from "../tmux/caller.ts";
 import {
   endMarker,

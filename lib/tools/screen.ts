@@ -2,13 +2,9 @@
 // a full-screen program draws it (snapshot_pane), and a search across panes (search_panes).
 // Every capture is bounded, keeping the tail; a regex runs in time linear in the line
 // (lib/util/line_patterns.ts).
-import {
-  bounded,
-  DEFAULT_MAX_LINES,
-  expandTabs,
-  LOOK_HISTORY_LINES,
-  MAX_TEXT_BYTES,
-} from "../tmux/capture.ts";
+import { LOOK_HISTORY_LINES } from "../tmux/capture.ts";
+import { expandTabs } from "../tmux/captured_text.ts";
+import { bounded, DEFAULT_MAX_LINES, MAX_TEXT_BYTES } from "../tmux/bounded_text.ts";
 import { TMUX_ANSWER_SECONDS, type TmuxClient } from "../tmux/tmux.ts";
 import { readScreen } from "../tmux/pane_screen.ts";
 import { foregroundCommands } from "../host/processes.ts";

@@ -3,16 +3,9 @@
 // so text already on screen (or typed before the wait) never matches. Waits are clamped to the
 // server's ceiling, look again only when the pane writes while a control connection is open
 // (lib/tmux/output_watch.ts; polling without one), and report progress while they last.
-import {
-  bounded,
-  type Cursor,
-  cursorAt,
-  DEFAULT_MAX_LINES,
-  LOOK_HISTORY_LINES,
-  since,
-  type Snapshot,
-  snapshot,
-} from "../tmux/capture.ts";
+import { LOOK_HISTORY_LINES, type Snapshot, snapshot } from "../tmux/capture.ts";
+import { bounded, DEFAULT_MAX_LINES } from "../tmux/bounded_text.ts";
+import { type Cursor, cursorAt, since } from "../tmux/since.ts";
 import { withoutEcho } from "../tmux/input_echo.ts";
 import {
   array,

@@ -1,19 +1,11 @@
-// Capture cursors without tmux: a cursor names a position in the grid plus the text just
-// before it, so "since" finds that text again after history moved, says lines may be missed
-// when it cannot, and across the alternate screen answers with the current screen, flagged as a
-// redraw, never with the shell's scrollback. Looks hold a window of history, not all of it: a
-// cursor's grid line holds across windows, and one older than a look's window missed lines.
-// Decoding keeps every byte.
+// Cursors without tmux: a cursor names a position in the grid plus the text just before it, so
+// "since" finds that text again after history moved, says lines may be missed when it cannot,
+// and across the alternate screen answers with the current screen, flagged as a redraw, never
+// with the shell's scrollback. Looks hold a window of history, not all of it: a cursor's grid
+// line holds across windows, and one older than a look's window missed lines.
 import assert from "node:assert/strict";
-import {
-  bounded,
-  cursorAt,
-  decodeCapture,
-  expandTabs,
-  MAX_TEXT_BYTES,
-  since,
-  type Snapshot,
-} from "./capture.ts";
+import type { Snapshot } from "./capture.ts";
+import { cursorAt, since } from "./since.ts";
 
 /**
  * A pane whose cursor sits on the last line of `lines`, `column` cells in, no rows below; the
@@ -41,26 +33,6 @@ function screen(lines: string[], column: number, extra: Partial<Snapshot> = {}):
 function windowed(firstLine: number, lines: string[], column: number): Snapshot {
   return screen(lines, column, { firstLine });
 }
-
-const bytes = (...values: number[]) => new Uint8Array(values);
-
-Deno.test("valid UTF-8 decodes as is, backslashes untouched", () => {
-  assert.deepEqual(decodeCapture(new TextEncoder().encode("a\\b é ✓ 🙂\n")), {
-    text: "a\\b é ✓ 🙂\n",
-    escaped: false,
-  });
-});
-
-Deno.test("bytes that are not UTF-8 become \\xNN and a backslash becomes \\\\", () => {
-  assert.deepEqual(decodeCapture(bytes(0x61, 0xff, 0x5c, 0xc3, 0xa9, 0x80, 0x62)), {
-    text: "a\\xff\\\\é\\x80b",
-    escaped: true,
-  });
-});
-
-Deno.test("a multi-byte character cut off at the end is escaped byte by byte", () => {
-  assert.deepEqual(decodeCapture(bytes(0x41, 0xe2, 0x9c)), { text: "A\\xe2\\x9c", escaped: true });
-});
 
 Deno.test("a cursor records its grid line, its column and the text before it", () => {
   const cursor = cursorAt(screen(["one", "two", "three", "$ make"], 2));
@@ -254,47 +226,4 @@ Deno.test("leaving the alternate screen is a redraw too: the shell's screen as i
   const seen = since(screen(["$ less file", "$ "], 2, { historySize: 0, cursorY: 1 }), cursor);
   assert.equal(seen.redraw, true);
   assert.deepEqual(seen.lines, ["$ less file", "$ "]);
-});
-
-Deno.test("bounded drops trailing blank lines but keeps one line", () => {
-  assert.deepEqual(bounded(["a", "", ""], 10), {
-    text: "a",
-    encoding: "utf-8",
-    truncated_lines: 0,
-    truncated_bytes: 0,
-  });
-  assert.equal(bounded(["", ""], 10).text, "");
-});
-
-Deno.test("bounded keeps the last maxLines lines and counts the rest", () => {
-  assert.deepEqual(bounded(["1", "2", "3", ""], 2), {
-    text: "2\n3",
-    encoding: "utf-8",
-    truncated_lines: 1,
-    truncated_bytes: 0,
-  });
-});
-
-Deno.test("bounded cuts bytes from the front on a character boundary", () => {
-  const half = MAX_TEXT_BYTES / 2;
-  const result = bounded(["é".repeat(half) + "a"], 10);
-  assert.equal(result.truncated_bytes, 2);
-  assert.equal(result.text, "é".repeat(half - 1) + "a");
-  assert.ok(new TextEncoder().encode(result.text).length <= MAX_TEXT_BYTES);
-  const exact = bounded(["a".repeat(MAX_TEXT_BYTES)], 10);
-  assert.equal(exact.truncated_bytes, 0);
-});
-
-Deno.test("bounded reports escaped text as utf-8-escaped", () => {
-  assert.equal(bounded(["\\xff"], 10, true).encoding, "utf-8-escaped");
-});
-
-Deno.test("a TAB in a capture (tmux 3.6 and newer) reads as the blanks older tmux gives", () => {
-  assert.equal(expandTabs("a\tb"), "a       b");
-  assert.equal(expandTabs("1234567\tx"), "1234567 x");
-  assert.equal(expandTabs("12345678\tx"), "12345678        x");
-  // Wide characters take two columns on the way to the stop; trailing blanks go, as tmux's do.
-  assert.equal(expandTabs("日本\tx"), "日本    x");
-  assert.equal(expandTabs("end\t"), "end");
-  assert.equal(expandTabs("no tab  "), "no tab  ");
 });
