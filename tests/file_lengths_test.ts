@@ -7,7 +7,7 @@ const LIB = new URL("../lib/", import.meta.url);
 const MAX_LINES = 450;
 
 /** Files over the limit whose split is under way; each must still be over it, or leave here. */
-const BEING_SPLIT = ["tmux/capture.ts"];
+const BEING_SPLIT: string[] = [];
 
 async function sourceFiles(dir: URL, prefix = ""): Promise<string[]> {
   const files: string[] = [];
