@@ -250,13 +250,12 @@ function geminiAnswer(move: Move, streamed: boolean): Response {
 /**
  * Starts the scripted model on 127.0.0.1. A request that offers tools whose names `isMain`
  * accepts is a turn of the conversation and gets the script's move; any other request (a
- * client's title or summary call, a token count) gets a short text answer and is recorded as a
- * side request.
+ * client's title or summary call, a router's score, a token count) gets "ok", or the least JSON
+ * its schema asks for, and is recorded as a side request.
  */
 export function startScriptedModel(
   script: Script,
   isMain: (tools: OfferedTool[]) => boolean,
-  sideAnswer = "ok",
 ): ScriptedModel {
   const turns: Turn[] = [];
   const sideRequests: string[] = [];
@@ -269,7 +268,7 @@ export function startScriptedModel(
       if (!isMain(conversation.tools)) {
         sideRequests.push(path);
         const wanted = (body.generationConfig as Json | undefined)?.responseJsonSchema;
-        return { text: wanted === undefined ? sideAnswer : JSON.stringify(leastOf(wanted)) };
+        return { text: wanted === undefined ? "ok" : JSON.stringify(leastOf(wanted)) };
       }
       const move = await script(conversation.tools, conversation.results);
       turns.push({ ...conversation, request: text, move });
