@@ -1,6 +1,7 @@
 // run_command once its line was typed: whichever of its awaits fails (tmux not answering there,
 // thrown at that very step through the module's seam), the answer says tmux_not_answering and
-// possibly_sent, never a cancel nobody sent or a line not sent.
+// possibly_sent, never a cancel nobody sent or a line not sent; an error no step names (a
+// defect injected there) is server_fault, possibly sent.
 import assert from "node:assert/strict";
 import { type Lab, waitFor, waitForPrompt, withLab } from "./harness.ts";
 import { withGeneral } from "./general_session.ts";
@@ -32,6 +33,7 @@ async function run(
   args: Record<string, unknown>,
   failAt: number | RunStep = 0,
   release: () => Promise<void> = () => Promise.resolve(),
+  thrown: () => Error = () => new TmuxNotAnswering(),
 ): Promise<{ steps: RunStep[]; payload: ToolPayload }> {
   const steps: RunStep[] = [];
   const tool = runCommandToolWith(async (step, pending) => {
@@ -39,7 +41,7 @@ async function run(
     const fails = typeof failAt === "number"
       ? steps.length === failAt
       : step === failAt && steps.indexOf(step) === steps.length - 1;
-    if (fails) throw new TmuxNotAnswering();
+    if (fails) throw thrown();
     if (step === "wake" || step === "spotted") await release();
     return await pending();
   });
@@ -123,6 +125,15 @@ Deno.test("a throw at each await of run_command after typing says tmux_not_answe
       const atWider = await run(context, slow(round), "wider look");
       await roundOver(lab, round++);
       check(atWider.steps, atWider.payload, atWider.steps.length);
+      // An error no step names, after typing, is said as the server's fault, possibly sent.
+      const broken = held(lab, round);
+      const defect = () => new TypeError("an injected defect");
+      const fault = await run(context, broken.args, "look", broken.release, defect);
+      await roundOver(lab, round++);
+      const said = JSON.stringify(fault);
+      assert.ok(!fault.payload.ok && fault.payload.error.code === "server_fault", said);
+      assert.ok(!fault.payload.ok && fault.payload.error.delivery === "possibly_sent", said);
+      assert.ok(!fault.payload.ok && fault.payload.error.message.includes("an injected defect"));
 
       assert.ok(
         failed.has("look") && failed.has("wider look") && failed.has("prompt"),

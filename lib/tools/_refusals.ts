@@ -2,7 +2,7 @@
 // regex engine will not take, and removing an object that holds this MCP server.
 import type { Containment } from "../tmux/caller.ts";
 import type { ToolExtra } from "./context.ts";
-import { refusal, type ToolPayload } from "../mcp/tool_payload.ts";
+import { type Refusal, refusal, type ToolPayload } from "../mcp/tool_payload.ts";
 import { type TmuxClient, TmuxNotAnswering } from "../tmux/tmux.ts";
 import { notAnswering } from "../tmux/targets.ts";
 import { tmuxRefusal } from "./_tmux_refusals.ts";
@@ -11,9 +11,10 @@ export const CANCELLED = refusal("cancelled", "the request was cancelled");
 
 /**
  * What a tmux step that threw says, as a failed outcome: the caller's own cancel is `cancelled`
- * and tmux not answering within the call's bound is `tmux_not_answering`, each with the
- * delivery known at that step (once a line may have been typed, never `not_sent`). Any other
- * error is not one to name here, and is thrown on.
+ * and tmux not answering within the call's bound is `tmux_not_answering`; any other error is the
+ * server's own fault (a defect, or a failure no step names), `server_fault` with its message.
+ * Each carries the delivery known at that step (once a line may have been typed, never
+ * `not_sent`), so an unexpected error after typing is never taken for a cancel or a line unsent.
  */
 export function failedStep(
   error: unknown,
@@ -25,9 +26,17 @@ export function failedStep(
     ? CANCELLED
     : error instanceof TmuxNotAnswering
     ? tmuxRefusal(notAnswering(client))
-    : null;
-  if (!said) throw error;
+    : serverFault(error);
   return { ok: false, payload: { ...said, error: { ...said.error, delivery } } };
+}
+
+/** An error no step names, said as what it is. */
+function serverFault(error: unknown): Refusal {
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return refusal(
+    "server_fault",
+    `the server failed at this step (${what}); the delivery says whether anything was typed`,
+  );
 }
 
 export const INVALID_PATTERN = refusal(
