@@ -36,19 +36,23 @@ import { refusalOf } from "./_tmux_refusals.ts";
 import { rows } from "./_listings.ts";
 import { lineFinder, pacer } from "../util/line_patterns.ts";
 
+/** The line numbers capture_pane takes: a million lines of history up, 10000 rows down. */
+const FIRST_LINE_NUMBER = -1000000;
+const LAST_LINE_NUMBER = 10000;
+
 const CAPTURE_PANE_INPUT = toolInput(["pane_id"], {
   pane_id: PANE_ID,
   socket_name: SOCKET_NAME,
   start: integer({
-    minimum: -1000000,
-    maximum: 10000,
+    minimum: FIRST_LINE_NUMBER,
+    maximum: LAST_LINE_NUMBER,
     description: "first line: 0 is the screen's top, negative is history (-100: 100 lines " +
-      "up), at most 10000; default: the top",
+      `up), at most ${LAST_LINE_NUMBER}; default: the top`,
   }),
   end: integer({
-    minimum: -1000000,
-    maximum: 10000,
-    description: "last line, numbered like start, at most 10000; default: the bottom",
+    minimum: FIRST_LINE_NUMBER,
+    maximum: LAST_LINE_NUMBER,
+    description: `last line, numbered like start, at most ${LAST_LINE_NUMBER}; default: the bottom`,
   }),
   max_lines: MAX_LINES,
 });
