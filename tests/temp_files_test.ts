@@ -1,16 +1,13 @@
-// The capture's and paste's files live in the server's private directory under TMPDIR (the
+// The paste's files live in the server's private directory under TMPDIR (the
 // server runs as MCP clients start it: its own process, no XDG_RUNTIME_DIR). A real tmpfs,
 // filled up or mounted read-only, is that TMPDIR: each tool that needs a file there answers a
 // refusal naming the directory by role and saying what to do, never an empty success, never
-// `cancelled`, never a JSON-RPC error. Looks and waits that the open control connection serves
-// need no file and keep working. Mounting needs root; elsewhere these tests are skipped. A
+// `cancelled`, never a JSON-RPC error. Looks and waits need no file and keep working. Mounting needs root; elsewhere these tests are skipped. A
 // directory that could not be made is made on a later call, and never once the server closed.
 import assert from "node:assert/strict";
 import { clientEnvironment, type Lab, waitFor, withLab } from "./harness.ts";
 import { Client, StdioClientTransport } from "./test_deps.ts";
 import { type StdioSession, withStdioServer } from "./stdio_server.ts";
-import { tmuxVersion } from "../lib/tmux/tmux.ts";
-import { behaviours } from "../lib/tmux/versions.ts";
 import { TempFiles } from "../lib/host/temp_files.ts";
 import { TempDirectoryError } from "../lib/host/directory_problems.ts";
 
@@ -97,18 +94,10 @@ async function eachFileTool(call: StdioSession["call"], lab: Lab) {
 }
 
 /**
- * A look and a wait, which the open control connection serves without a file, still work where
- * a control connection prints captures (tmux 3.7 and newer by default: versions.ts); elsewhere a
- * look goes through a file too, and says why it cannot.
+ * A look and a wait need no file, on every tmux: the control connection answers a look, or a
+ * spawned client prints it.
  */
 async function assertLooksNeedNoFile(call: StdioSession["call"], lab: Lab, shown: string) {
-  const tmux = behaviours(await tmuxVersion(lab.tmux));
-  if (!tmux.controlMode || !tmux.capturePrintsToControl) {
-    const look = await call("capture_since", { pane_id: lab.pane });
-    assert.ok(!look.ok, JSON.stringify(look));
-    assert.equal(look.error.code, "temp_dir_unusable", JSON.stringify(look));
-    return;
-  }
   const look = await call("capture_since", { pane_id: lab.pane });
   assert.ok(look.ok, JSON.stringify(look));
   assert.match(look.data.text, new RegExp(shown));
@@ -213,7 +202,7 @@ Deno.test({
           const server = `${base}/${servers[0]}`;
           assert.equal(Deno.statSync(server).mode! & 0o777, 0o700);
           for (let i = 0; i < 5; i++) {
-            assert.ok((await call("capture_since", { pane_id: lab.pane })).ok);
+            assert.ok((await call("paste_text", { pane_id: lab.pane, text: "x" })).ok);
           }
           const files = [...Deno.readDirSync(server)].map((entry) => entry.name).sort();
           assert.deepEqual(files, ["file-1", "server.json"], "one file, lent again each time");
@@ -267,8 +256,8 @@ Deno.test({
       });
       try {
         const result = await client.callTool({
-          name: "capture_since",
-          arguments: { pane_id: lab.pane },
+          name: "paste_text",
+          arguments: { pane_id: lab.pane, text: "x" },
         });
         assert.ok(!result.isError, JSON.stringify(result));
         // The server's /run/user, seen through its own root in /proc.
@@ -277,7 +266,7 @@ Deno.test({
         assert.equal(servers.length, 1, "one directory for the server");
         const record = JSON.parse(Deno.readTextFileSync(`${base}/${servers[0]}/server.json`));
         assert.equal(record.pid, transport.pid);
-        assert.ok(Deno.statSync(`${base}/${servers[0]}/file-1`).isFile, "the capture's file");
+        assert.ok(Deno.statSync(`${base}/${servers[0]}/file-1`).isFile, "the paste's file");
       } finally {
         await client.close();
       }

@@ -1,8 +1,7 @@
-// The server's private directory, and the capture's and the paste's files lent from it. This
-// is the directory's one owner: it makes it (openServerDirectory: a fresh 0700 directory in the
-// private base, with the server's record), guards it, lends its files and removes it. A capture
-// comes back from tmux through a file (never as control-mode text: lib/tmux/capture.ts says why)
-// and a paste reaches tmux through one, on every run_command, wait and capture. Making and
+// The server's private directory, and the paste's files lent from it. This is the directory's
+// one owner: it makes it (openServerDirectory: a fresh 0700 directory in the private base, with
+// the server's record), guards it, lends its files and removes it. A paste reaches tmux through
+// one, on every paste_text and run_command. Making and
 // removing a file per call put two filesystem calls on the main thread each time, and on ext4 one
 // unlink blocked 50–830 ms while every call in flight waited. So a few files are made once, in
 // the directory (on a tmpfs where XDG_RUNTIME_DIR names one), lent to one call at a time and

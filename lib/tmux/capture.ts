@@ -1,24 +1,15 @@
 // Looking at a pane: its position (history size, cursor, alternate screen, the foreground
 // command) and its text in one tmux command line, so both describe the same instant. A look
 // captures the screen and a bounded window of history above it, never the whole history; through
-// the open control connection the text is the answer itself, else it comes back through a file
-// lent from the server's private directory, which keeps every byte. What a look means against an
-// earlier one is since.ts's; what a tool returns of it, bounded_text.ts's.
+// the open control connection the text is the answer itself, else a spawned client prints it, as
+// the bytes tmux wrote. No look makes a paste buffer in the person's tmux or needs a file. What a
+// look means against an earlier one is since.ts's; what a tool returns of it, bounded_text.ts's.
 import type { TmuxClient } from "./tmux.ts";
-import {
-  failed,
-  isNotAnswering,
-  notFound,
-  tmuxCall,
-  tmuxCallSpawned,
-  type TmuxOutcome,
-} from "./targets.ts";
+import { failed, notFound, tmuxCall, tmuxCallBytes, type TmuxOutcome } from "./targets.ts";
 import { decodeCapture, expandTabs } from "./captured_text.ts";
 import { MAX_LINES } from "./bounded_text.ts";
 import { controlBlocks } from "./control_servers.ts";
 import { randomHex } from "../util/ids.ts";
-import { TempDirectoryError } from "../host/directory_problems.ts";
-import type { TempFiles } from "../host/temp_files.ts";
 
 /** The lines above the cursor's line a cursor keeps, to find it again (since.ts). */
 export const ANCHOR_LINES = 3;
@@ -57,21 +48,24 @@ export type Snapshot = {
   alternate: boolean;
 };
 
-/** tmux said it saved the capture, yet the file is empty though a byte can be written there. */
-const EMPTY_CAPTURE = failed({ kind: "unreadable", what: "capture" });
+/** tmux answered a look without the mark that ends its state line. */
+const UNREADABLE = failed({ kind: "unreadable", what: "capture" });
 
-/** The look before `then` (snapshotThen) saved no text, though `then` ran after it. */
+/** The look before `then` (snapshotThen) could not be read, though `then` ran after it. */
 const THEN_WITHOUT_CAPTURE = failed({ kind: "unseen_act" });
 
-/** The pane's state line: what `header` below reads, in the order it reads it. */
-function stateLine(paneId: string): string[] {
+/**
+ * The pane's state line: what `header` below reads, in the order it reads it, then `end` (a
+ * spawned client's mark between it and the capture).
+ */
+function stateLine(paneId: string, end = ""): string[] {
   return [
     "display-message",
     "-p",
     "-t",
     paneId,
     "#{pane_id} #{pane_pid} #{pane_dead} #{history_size} #{cursor_x} #{cursor_y} " +
-    "#{alternate_on} #{pane_current_command}",
+    `#{alternate_on} #{pane_current_command}${end}`,
   ];
 }
 
@@ -87,17 +81,16 @@ type Looked = { state: string; lines: string[]; escaped: boolean };
  * open control connection the text comes back as the answer itself (`capture-pane -p`): no file,
  * no buffer. A pane line that forges the answer's end is found out by the reader, which drops
  * the connection (control_lines.ts), and an answer with bytes that are not UTF-8 would have lost
- * them; either way the capture is taken again through a file (`captureThroughFile`).
+ * them; either way the look is taken again by a spawned client (`lookSpawned`).
  */
 export function snapshot(
   client: TmuxClient,
-  files: TempFiles,
   paneId: string,
   signal?: AbortSignal,
   /** Capture at most this many history lines above the screen. */
   historyWindow = LOOK_HISTORY_LINES,
 ): Promise<TmuxOutcome<Snapshot>> {
-  return look(client, files, paneId, historyWindow, [], signal);
+  return look(client, paneId, historyWindow, [], signal);
 }
 
 /**
@@ -110,17 +103,15 @@ export function snapshot(
  */
 export function snapshotThen(
   client: TmuxClient,
-  files: TempFiles,
   paneId: string,
   then: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<Snapshot>> {
-  return look(client, files, paneId, ANCHOR_LINES, then, signal);
+  return look(client, paneId, ANCHOR_LINES, then, signal);
 }
 
 async function look(
   client: TmuxClient,
-  files: TempFiles,
   paneId: string,
   historyWindow: number,
   then: string[],
@@ -147,7 +138,7 @@ async function look(
       if (!out.ok) return out;
     }
   } else {
-    looked = await captureThroughFile(client, files, paneId, range, then, signal);
+    looked = await lookSpawned(client, paneId, range, then, signal);
   }
   if (!looked.ok) return looked.failure.kind === "not_found" ? failed(notFound(paneId)) : looked;
   const { state, lines, escaped } = looked.value;
@@ -175,88 +166,48 @@ async function look(
 }
 
 /**
- * The capture through a uniquely named buffer saved to a private file, lent by `files`
- * (lib/host/temp_files.ts): the file holds exactly the bytes tmux captured, those that are not
- * UTF-8 included, and never travels as control-mode output. With `then`, the line ends with it and goes
- * through a spawned client only, once: it is never taken again, since `then` may have run.
+ * The look through a spawned client, which prints the state line, a mark made for this look, and
+ * the capture, as the bytes tmux wrote (those that are not UTF-8 included); with `then`, the
+ * line ends with it. The mark is random, so no pane's text or command name can forge it.
  */
-async function captureThroughFile(
+async function lookSpawned(
   client: TmuxClient,
-  files: TempFiles,
   paneId: string,
   range: string[],
   then: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<Looked>> {
-  const buffer = `tmux-mcp-${randomHex(8)}`;
-  const line = (file: string) => [
-    ...stateLine(paneId),
+  const mark = `<tmux-mcp-${randomHex(8)}>`;
+  const out = await tmuxCallBytes(client, [
+    ...stateLine(paneId, mark),
     ";",
     "capture-pane",
-    "-b",
-    buffer,
+    "-p",
     "-t",
     paneId,
     ...range,
-    ";",
-    "save-buffer",
-    "-b",
-    buffer,
-    file,
-    ";",
-    "delete-buffer",
-    "-b",
-    buffer,
     ...(then.length > 0 ? [";", ...then] : []),
-  ];
-  let looked;
-  try {
-    looked = await files.lend(async (file) => {
-      if (then.length > 0) {
-        const out = await tmuxCallSpawned(client, line(file), signal);
-        const captured = out.ok ? await files.read(file) : new Uint8Array();
-        // tmux ran `then` after saving the capture: an empty file now can only be tmux's fault.
-        return { out: out.ok && captured.length === 0 ? THEN_WITHOUT_CAPTURE : out, captured };
-      }
-      let out = await tmuxCall(client, line(file), signal);
-      let captured = out.ok ? await files.read(file) : new Uint8Array();
-      // A server that did not answer would not answer the steps below either.
-      if (isNotAnswering(out)) return { out, captured };
-      // Through a control connection the tmux server writes FILE itself. One that sees another
-      // /tmp than we do (another mount namespace) fails, or writes its own file and leaves ours
-      // empty, though a capture always holds a line. A spawned client writes FILE in our view.
-      if (!out.ok ? out.failure.kind !== "not_found" : captured.length === 0) {
-        await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
-        out = await tmuxCallSpawned(client, line(file), signal);
-        captured = out.ok ? await files.read(file) : new Uint8Array();
-      }
-      if (isNotAnswering(out)) return { out, captured };
-      // A line that failed after the capture leaves its buffer: take it away.
-      if (!out.ok) await tmuxCallSpawned(client, ["delete-buffer", "-b", buffer]).catch(() => {});
-      // Still nothing, or a failure to write: a full or read-only directory says so itself.
-      const written = out.ok ? captured.length > 0 : out.failure.kind !== "tmux_failed";
-      if (!written) {
-        const why = await files.whyUnwritable(file);
-        if (why) throw why;
-        if (out.ok) return { out: EMPTY_CAPTURE, captured };
-      }
-      return { out, captured };
-    });
-  } catch (error) {
-    if (error instanceof TempDirectoryError) {
-      return failed({ kind: "directory", purpose: "capture", error });
-    }
-    throw error;
-  }
-  const { out, captured } = looked;
+  ], signal);
   if (!out.ok) return out;
-  const { text, escaped } = decodeCapture(captured);
+  const printed = out.value;
+  const end = markEnd(printed, new TextEncoder().encode(`${mark}\n`));
+  if (end === null) return then.length > 0 ? THEN_WITHOUT_CAPTURE : UNREADABLE;
+  const { text, escaped } = decodeCapture(printed.subarray(end));
   return {
     ok: true,
     value: {
-      state: out.value.replace(/\n$/, ""),
+      state: new TextDecoder().decode(printed.subarray(0, end - mark.length - 1)),
       lines: text.replace(/\n$/, "").split("\n").map(expandTabs),
       escaped,
     },
   };
+}
+
+/** Where the first `mark` in `bytes` ends; null when there is none. */
+function markEnd(bytes: Uint8Array, mark: Uint8Array): number | null {
+  search: for (let at = 0; at + mark.length <= bytes.length; at++) {
+    for (let i = 0; i < mark.length; i++) if (bytes[at + i] !== mark[i]) continue search;
+    return at + mark.length;
+  }
+  return null;
 }

@@ -1,5 +1,5 @@
-// Captured text as the screen shows it: bytes that are not UTF-8 kept as `\xNN` (a capture
-// through a file holds exactly what tmux wrote), a TAB expanded to the blanks it spans, and
+// Captured text as the screen shows it: bytes that are not UTF-8 kept as `\xNN` (a capture a
+// spawned client printed holds exactly what tmux wrote), a TAB expanded to the blanks it spans, and
 // columns counted in terminal cells, wide characters as two.
 import { decodeUtf8 } from "../util/utf8.ts";
 

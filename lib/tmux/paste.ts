@@ -7,7 +7,7 @@
 import { randomHex } from "../util/ids.ts";
 import { TempDirectoryError } from "../host/directory_problems.ts";
 import type { TempFiles } from "../host/temp_files.ts";
-import { failed, tmuxCall, type TmuxOutcome } from "./targets.ts";
+import { failed, tmuxCall, tmuxCallSpawned, type TmuxOutcome } from "./targets.ts";
 import { behavioursOf, type TmuxClient } from "./tmux.ts";
 
 export async function pasteIntoPane(
@@ -23,7 +23,7 @@ export async function pasteIntoPane(
   try {
     return await files.lend(async (file) => {
       await files.write(file, text);
-      return await tmuxCall(client, [
+      const line = [
         "load-buffer",
         "-b",
         buffer,
@@ -38,7 +38,16 @@ export async function pasteIntoPane(
         "-t",
         paneId,
         ...(options.enter ? [";", "send-keys", "-t", paneId, "Enter"] : []),
-      ], signal);
+      ];
+      const out = await tmuxCall(client, line, signal);
+      // Through a control connection the tmux server reads FILE itself, and one that sees
+      // another /tmp (another mount namespace: a sandboxed client's server) finds no such file,
+      // so nothing was pasted; a spawned client reads FILE in this server's view. A pane that is
+      // gone, or a server that did not answer, would say the same again.
+      if (out.ok || out.failure.kind === "not_found" || out.failure.kind === "not_answering") {
+        return out;
+      }
+      return await tmuxCallSpawned(client, line, signal);
     });
   } catch (error) {
     if (error instanceof TempDirectoryError) {

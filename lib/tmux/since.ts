@@ -9,7 +9,7 @@
 // of history its look captured (capture.ts), and a cursor older than a look's window has missed
 // lines.
 import { ANCHOR_LINES, type Snapshot } from "./capture.ts";
-import { cellWidth, leftOfColumn } from "./captured_text.ts";
+import { leftOfColumn } from "./captured_text.ts";
 
 export type Cursor = {
   paneId: string;

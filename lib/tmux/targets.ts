@@ -4,7 +4,13 @@
 // missing server or object, a server that did not answer, else tmux's own reason, one bounded
 // line that never repeats what the command was given (paths, names, an agent's text) but the
 // ids. The tools say a failure in words (lib/tools/_tmux_refusals.ts); nothing here does.
-import { runTmux, type SocketChoice, type TmuxClient, TmuxNotAnswering } from "./tmux.ts";
+import {
+  runTmux,
+  runTmuxRaw,
+  type SocketChoice,
+  type TmuxClient,
+  TmuxNotAnswering,
+} from "./tmux.ts";
 import { controlCall, controlReads, serverAnswered } from "./control_servers.ts";
 import type { TempDirectoryError } from "../host/directory_problems.ts";
 
@@ -23,14 +29,17 @@ export type TmuxFailure =
   | { kind: "not_answering"; server: SocketChoice }
   /** tmux refused the command: its reason (tmuxReason), "" when it gave none. */
   | { kind: "tmux_failed"; reason: string }
-  /** tmux answered, but nothing this server could read: a capture with no text, a screen. */
+  /**
+   * tmux answered, but nothing this server could read: a look without the mark that ends its
+   * state line, a screen.
+   */
   | { kind: "unreadable"; what: "capture" | "screen" }
-  /** tmux ran a command after a look (snapshotThen), but saved no text for the look. */
+  /** tmux ran a command after a look (snapshotThen), but its answer to the look was unreadable. */
   | { kind: "unseen_act" }
   /** The tmux executable could not be started. */
   | { kind: "tmux_unavailable" }
-  /** The capture's or paste's file in the private directory could not be used. */
-  | { kind: "directory"; purpose: "capture" | "paste"; error: TempDirectoryError }
+  /** The paste's file in the private directory could not be used. */
+  | { kind: "directory"; purpose: "paste"; error: TempDirectoryError }
   /** A session named by neither or both of its id and its name. */
   | { kind: "need_one_session" }
   /**
@@ -205,6 +214,22 @@ export async function tmuxReads(
     value.push(out.ok ? out.value : null);
   }
   return { ok: true, value };
+}
+
+/**
+ * `tmuxCall` through a spawned client only, with stdout as the exact bytes tmux wrote: a capture
+ * keeps the bytes that are not UTF-8.
+ */
+export function tmuxCallBytes(
+  client: TmuxClient,
+  args: string[],
+  signal?: AbortSignal,
+): Promise<TmuxOutcome<Uint8Array>> {
+  return outcome(client, args, async () => {
+    const result = await runTmuxRaw(client, args, signal);
+    if (result.code === 0) serverAnswered(client);
+    return result;
+  }, signal);
 }
 
 /** `tmuxCall` through a spawned client only, for a line a control connection could not run. */

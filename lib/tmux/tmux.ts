@@ -104,7 +104,7 @@ export class TmuxNotAnswering extends Error {
  * then given up rather than read to their end: the client handed them to the server, which
  * holds them until it reads that message.
  */
-async function runTmuxRaw(
+export async function runTmuxRaw(
   client: TmuxClient,
   args: string[],
   signal?: AbortSignal,

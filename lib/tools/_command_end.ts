@@ -14,7 +14,7 @@ import {
   startAboveWindow,
 } from "../tmux/shell_line.ts";
 import { boolean, enumOf, integer, nullable, number, object, string } from "../mcp/json_schema.ts";
-import type { ServerContext, ToolExtra } from "./context.ts";
+import type { ToolExtra } from "./context.ts";
 import type { TmuxClient } from "../tmux/tmux.ts";
 import { success, type ToolPayload } from "../mcp/tool_payload.ts";
 import { toolOutput } from "./_define.ts";
@@ -100,7 +100,6 @@ export type Watch = {
  * output between the markers: all of it when it ended, what it printed so far when not.
  */
 export async function awaitEnd(
-  context: ServerContext,
   client: TmuxClient,
   paneId: string,
   run: ShellRun,
@@ -128,7 +127,7 @@ export async function awaitEnd(
     const outOfTime = Date.now() >= deadline;
     let shot = await afterTyping(
       "look",
-      () => snapshot(client, context.tempFiles, paneId, signal, RECENT_HISTORY_LINES),
+      () => snapshot(client, paneId, signal, RECENT_HISTORY_LINES),
     );
     if (shot.ok) {
       const seen = markers(shot.value.lines, run);
@@ -136,7 +135,7 @@ export async function awaitEnd(
       if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
         shot = await afterTyping(
           "wider look",
-          () => snapshot(client, context.tempFiles, paneId, signal),
+          () => snapshot(client, paneId, signal),
         );
       }
     }

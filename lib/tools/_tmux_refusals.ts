@@ -81,7 +81,8 @@ export function tmuxRefusal(failure: TmuxFailure): Refusal {
       return refusal(
         "tmux_failed",
         failure.what === "capture"
-          ? "tmux saved no text for the capture; look again, and if this persists check the tmux server"
+          ? "tmux answered the look without the pane's state; look again, and if this persists " +
+            "check the tmux server"
           : "tmux printed a screen description this server could not read exactly; look again",
       );
     case "unseen_act":
@@ -89,8 +90,9 @@ export function tmuxRefusal(failure: TmuxFailure): Refusal {
         ok: false,
         error: {
           code: "tmux_failed",
-          message: "tmux ran the command, but saved no text for the look just before it, so " +
-            "there is no cursor; look at the pane (snapshot_pane) before acting again",
+          message: "tmux ran the command, but its answer to the look just before it was " +
+            "unreadable, so there is no cursor; look at the pane (snapshot_pane) before acting " +
+            "again",
           delivery: "observed",
         },
       };

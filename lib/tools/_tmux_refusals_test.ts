@@ -48,14 +48,14 @@ Deno.test("the directory's refusal names it by role and says what to do, never t
   const under = { role: "under TMPDIR", variable: "TMPDIR" } as const;
   const full = tmuxRefusal({
     kind: "directory",
-    purpose: "capture",
+    purpose: "paste",
     error: new TempDirectoryError({ ...under, path: "/secret/path" }, "full"),
   });
   assert.equal(full.error.code, "temp_dir_unusable");
   assert.equal(full.error.delivery, "not_sent");
   assert.equal(
     full.error.message,
-    "the capture needs a file in the server's private temporary directory (under TMPDIR), " +
+    "the paste needs a file in the server's private temporary directory (under TMPDIR), " +
       "which is full; free space there, or restart the server with TMPDIR naming a directory " +
       "on a filesystem with room",
   );

@@ -100,7 +100,7 @@ export const sendKeysTool = defineTool({
     const lines = sendKeysLines(a.pane_id, keys, a.enter ?? false);
     // The look that finds the pane is the cursor's moment: it goes with the first keys, before
     // them, in one tmux call where tmux calls are spawned clients.
-    const before = await snapshotThen(client, context.tempFiles, a.pane_id, lines[0], extra.signal)
+    const before = await snapshotThen(client, a.pane_id, lines[0], extra.signal)
       .catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
     if (!before.ok) return refusalOf(before);
     const typed = a.literal === false ? null : a.keys;
@@ -138,7 +138,7 @@ export const pasteTextTool = defineTool({
   annotations: PROGRAM_INPUT,
   handle: async (context, a, extra) => {
     const client = clientFor(context, a.socket_name);
-    const before = await snapshot(client, context.tempFiles, a.pane_id, extra.signal)
+    const before = await snapshot(client, a.pane_id, extra.signal)
       .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
     if (!before.ok) return refusalOf(before);
     const cursor = keepCursor(context, client, before.value, a.text);

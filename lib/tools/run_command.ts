@@ -201,7 +201,7 @@ async function runCommandWithin(
 ): Promise<ToolPayload> {
   // One look gives the process, the cursor and the screen, all of the same instant, and the
   // history lines an earlier run's end marker may be in.
-  const before = await snapshot(client, context.tempFiles, a.pane_id, signal)
+  const before = await snapshot(client, a.pane_id, signal)
     .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
   if (extra.signal.aborted) return CANCELLED;
   if (!before.ok) return refusalOf(before);
@@ -237,7 +237,6 @@ async function runCommandWithin(
     record.unfinished = { run, typedAt: cursorGridLine(before.value) };
     const watch = { output, spotting, message: "waiting for the command to finish", afterTyping };
     const end = await awaitEnd(
-      context,
       client,
       a.pane_id,
       run,
@@ -315,7 +314,7 @@ async function waitForCommand(
   const output = watchOutput(client, a.pane_id);
   const spotting = await output.spot(endMarker(a.command_id), signal);
   try {
-    const look = await snapshot(client, context.tempFiles, a.pane_id, signal)
+    const look = await snapshot(client, a.pane_id, signal)
       .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
     if (extra.signal.aborted) return CANCELLED;
     if (!look.ok) return refusalOf(look);
@@ -334,7 +333,6 @@ async function waitForCommand(
       afterTyping: AS_IT_COMES,
     };
     const end = await awaitEnd(
-      context,
       client,
       a.pane_id,
       run,

@@ -86,7 +86,7 @@ export const captureSinceTool = defineTool({
     const client = clientFor(context, a.socket_name);
     const kept = a.cursor === undefined ? null : findCursor(context, client, a.pane_id, a.cursor);
     if (kept && !kept.ok) return kept.payload;
-    const shot = await snapshot(client, context.tempFiles, a.pane_id, extra.signal);
+    const shot = await snapshot(client, a.pane_id, extra.signal);
     if (!shot.ok) return refusalOf(shot);
     const s = shot.value;
     const seen = kept ? since(s, kept.kept.cursor) : {
@@ -281,7 +281,7 @@ async function waitForText(
   try {
     while (true) {
       if (extra.signal.aborted) return CANCELLED;
-      const shot = await snapshot(client, context.tempFiles, a.pane_id, signal)
+      const shot = await snapshot(client, a.pane_id, signal)
         .catch((error: unknown) => failedStep(error, extra, client, "not_sent"));
       // Only the caller's own cancel is a cancel; anything else is said as what it is.
       if (extra.signal.aborted) return CANCELLED;
