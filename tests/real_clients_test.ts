@@ -2,10 +2,10 @@
 // their directory as TMUX_MCP_CLIENTS), each in its own non-interactive mode, configured as the
 // README configures it, start the server and talk to a scripted model on loopback
 // (tests/scripted_model.ts) in their own API format. What is checked is what each client's model
-// receives: our tools offered, a tmux_run result with its outcome and run id, a 60 KB result
-// whose outcome is still visible, the refusal for a pane that is not enrolled, and, for Gemini
-// CLI, the `wait_for_previous` it adds to every tool, sent and not refused. A client that is not
-// installed there is ignored, saying why.
+// receives: our tools offered, a tmux_run result with its outcome and run id, a 60 KB and a 200 KB
+// result whose outcome and receipt are still visible, the refusal for a pane that is not
+// enrolled, and for Gemini CLI the `wait_for_previous` it adds to every tool, sent and not
+// refused. A client that is not installed there is ignored, saying why.
 import assert from "node:assert/strict";
 import { splitPane, withLab, zshCommand } from "./harness.ts";
 import { denoTrustEnvironment, sourceInPane, waitFor } from "../lib/cli/private_lab.ts";
@@ -40,6 +40,8 @@ type Setting = {
   env: Record<string, string>;
   /** Ends a client that is still running after CLIENT_LIMIT_MS. */
   signal: AbortSignal;
+  /** Where the client has a limit on a tool call's time (Codex's tool_timeout_sec): seconds. */
+  toolTimeoutSec?: number;
 };
 
 // A run takes 2-15 s; a client that waits for something that never comes is ended well before
@@ -52,21 +54,48 @@ const LARGE_LINES = 1200;
 const LARGE_SCRIPT = `for i in $(seq -w 1 ${LARGE_LINES}); do ` +
   "printf 'line %s %s\\n' $i 0123456789012345678901234567890123456789; done; exit 4";
 const LARGE_BYTES = LARGE_LINES * 51;
+// The same lines, 4,000 of them: 204,000 bytes, under the largest stdout_limit.
+const HUGE_LINES = 4000;
+const HUGE_SCRIPT = LARGE_SCRIPT.replace(`seq -w 1 ${LARGE_LINES}`, `seq -w 1 ${HUGE_LINES}`)
+  .replace(/exit 4$/, "exit 6");
+const HUGE_BYTES = HUGE_LINES * 51;
+const MAX_STDOUT_LIMIT = 262_144;
 
 /** The tool a client offers for one of ours, whatever prefix or namespace it gives it. */
 function offered(tools: OfferedTool[], ours: string): OfferedTool | undefined {
   return tools.find((tool) => tool.name === ours || tool.name.endsWith(`_${ours}`));
 }
 
+/** What a case's script is given: the panes, and how to call one of our tools. */
+type Stage = {
+  enrolledPane: string;
+  strangerPane: string;
+  /** The call of our tool `ours` as the client offered it, or the answer that it did not. */
+  call: (ours: string, args: Record<string, unknown>) => Move;
+  /** A tmux_run of `script` in `pane`, under the server's generation. */
+  run: (pane: string, script: string, extra?: Record<string, unknown>) => Move;
+  /** A file in the lab's directory that the case may use. */
+  dir: string;
+};
+
+/** One conversation a client has with the scripted model, and what its model must have got. */
+type Case = {
+  title: string;
+  /** The next move after `results` (the first, tmux_capabilities, is made for every case). */
+  next: (stage: Stage, results: string[]) => Move | Promise<Move>;
+  check: (client: RealClient, drive: Drive) => void;
+  toolTimeoutSec?: number;
+};
+
 /**
- * The script: look at the server, run a script that exits 3 in the enrolled pane, one that
- * prints 60 KB and exits 4, one in a pane that is not enrolled, then answer.
+ * The script: look at the server (its generation is in the answer), wait for the pane to enroll,
+ * then play the case.
  */
 function script(
-  enrolledPane: string,
-  strangerPane: string,
+  stage: Omit<Stage, "call" | "run">,
   enrolled: Promise<void>,
   addsWaitForPrevious: boolean,
+  next: Case["next"],
 ) {
   return async (tools: OfferedTool[], results: string[]): Promise<Move> => {
     const call = (ours: string, args: Record<string, unknown>): Move => {
@@ -82,14 +111,29 @@ function script(
     const generation = /"generation"\s*:\s*"([a-f0-9]{32})"/.exec(results[0])?.[1];
     if (!generation) return { text: "no generation in the tmux_capabilities result" };
     await enrolled;
-    const run = (pane: string, script: string) =>
-      call("tmux_run", { target: { kind: "pane", id: pane, generation }, script });
-    if (results.length === 1) return run(enrolledPane, "echo hello from the model; exit 3");
-    if (results.length === 2) return run(enrolledPane, LARGE_SCRIPT);
-    if (results.length === 3) return run(strangerPane, "echo never");
-    return { text: "done" };
+    const run = (pane: string, script: string, extra: Record<string, unknown> = {}) =>
+      call("tmux_run", { target: { kind: "pane", id: pane, generation }, script, ...extra });
+    return await next({ ...stage, call, run }, results);
   };
 }
+
+/**
+ * Every client: a script that exits 3 in the enrolled pane, one that prints 60 KB and exits 4,
+ * one that prints 200 KB and exits 6, one in a pane that is not enrolled, then the answer.
+ */
+const TOUR: Case = {
+  title: "shows its model our tools and what tmux_run and a refusal return",
+  next: ({ enrolledPane, strangerPane, run }, results) => {
+    if (results.length === 1) return run(enrolledPane, "echo hello from the model; exit 3");
+    if (results.length === 2) return run(enrolledPane, LARGE_SCRIPT);
+    if (results.length === 3) {
+      return run(enrolledPane, HUGE_SCRIPT, { stdout_limit: MAX_STDOUT_LIMIT });
+    }
+    if (results.length === 4) return run(strangerPane, "echo never");
+    return { text: "done" };
+  },
+  check: checkTour,
+};
 
 /**
  * Sources the setup file in the pane once the server the client started has written it; gives up
@@ -122,7 +166,7 @@ function denoCache(): string {
 
 type Drive = { turns: Turn[]; sideRequests: string[]; output: Deno.CommandOutput; ms: number };
 
-async function drive(client: RealClient): Promise<void> {
+async function drive(client: RealClient, played: Case): Promise<void> {
   await withLab(async (lab) => {
     const stranger = await splitPane(lab, ...zshCommand(lab.dir));
     const setupFile = `${lab.dir}/enroll-setup`;
@@ -131,7 +175,12 @@ async function drive(client: RealClient): Promise<void> {
     // Awaited after the client's run; a failure before then is not an unhandled rejection.
     enrolled.catch(() => {});
     const model = startScriptedModel(
-      script(lab.pane, stranger, enrolled, client.addsWaitForPrevious),
+      script(
+        { enrolledPane: lab.pane, strangerPane: stranger, dir: lab.dir },
+        enrolled,
+        client.addsWaitForPrevious,
+        played.next,
+      ),
       (tools) => offered(tools, "tmux_capabilities") !== undefined,
     );
     const home = await Deno.makeTempDir({ prefix: "tmux-mcp-client-home-" });
@@ -169,6 +218,7 @@ async function drive(client: RealClient): Promise<void> {
           ...denoTrustEnvironment(),
         },
         signal: AbortSignal.timeout(CLIENT_LIMIT_MS),
+        toolTimeoutSec: played.toolTimeoutSec,
       });
       const ms = Math.round(performance.now() - started);
       ended = true;
@@ -176,7 +226,7 @@ async function drive(client: RealClient): Promise<void> {
       report(client, drive);
       try {
         await enrolled;
-        checkAll(client, drive);
+        played.check(client, drive);
       } catch (error) {
         const decoder = new TextDecoder();
         console.log(`${client.name} said on stdout:\n${decoder.decode(output.stdout)}`);
@@ -211,9 +261,9 @@ function namedInRequest(request: string): string[] {
   );
 }
 
-function checkAll(client: RealClient, { turns }: Drive): void {
-  assert.equal(turns.length, 5, `the client played ${turns.length} turns`);
-  const last = turns[4];
+function checkTour(client: RealClient, { turns }: Drive): void {
+  assert.equal(turns.length, 6, `the client played ${turns.length} turns`);
+  const last = turns[5];
   assert.deepEqual(last.move, { text: "done" });
   const ours = CATALOG.map((tool) => tool.name).filter((name) => offered(turns[0].tools, name));
   assert.ok(ours.includes("tmux_run") && ours.includes("tmux_capabilities"), ours.join(", "));
@@ -229,7 +279,7 @@ function checkAll(client: RealClient, { turns }: Drive): void {
       );
     }
   }
-  const [capabilities, exited, large, refused] = last.results;
+  const [capabilities, exited, large, huge, refused] = last.results;
   // tmux_capabilities was called (with wait_for_previous where the client adds it) and answered.
   assert.match(capabilities, /"ok"\s*:\s*true/);
   outcomeShown(exited, 3);
@@ -242,6 +292,13 @@ function checkAll(client: RealClient, { turns }: Drive): void {
     assert.match(large, new RegExp(`line ${LARGE_LINES} `));
   } else {
     assert.ok(large.length < LARGE_BYTES, `the model got all ${large.length} characters`);
+  }
+  // 200 KB: whatever part of it a client keeps, the outcome and the receipt are in it.
+  outcomeShown(huge, 6);
+  receiptShown(huge);
+  assert.match(huge, /line 0001 /);
+  if (client.keepsLargeResult) {
+    assert.ok(huge.length >= HUGE_BYTES, `the model got ${huge.length} characters`);
   }
   assert.match(refused, /unsupported/);
   assert.match(refused, /is not enrolled for tmux_run/);
@@ -258,6 +315,12 @@ function outcomeShown(result: string, status: number): void {
       `exited ${status}\\b|"state"\\s*:\\s*"exited"\\s*,\\s*"exit_status"\\s*:\\s*${status}\\b`,
     ),
   );
+}
+
+/** The receipt as the model got it: the run id and the script's SHA-256, in text or JSON. */
+function receiptShown(result: string): void {
+  assert.match(result, /run [0-9a-f]{32} in pane %\d+|"run_id"\s*:\s*"[0-9a-f]{32}"/);
+  assert.match(result, /script sha256 [0-9a-f]{64}|"script_digest"\s*:\s*"[0-9a-f]{64}"/);
 }
 
 const claudeCode: RealClient = {
@@ -315,7 +378,7 @@ const codex: RealClient = {
   bin: "codex/node_modules/.bin/codex",
   addsWaitForPrevious: false,
   keepsLargeResult: false,
-  run: async ({ bin, home, workspace, modelUrl, server, env, signal }) => {
+  run: async ({ bin, home, workspace, modelUrl, server, env, signal, toolTimeoutSec }) => {
     // Its own home (CODEX_HOME) with the README's [mcp_servers.tmux] and a provider on loopback.
     const codexHome = `${home}/.codex`;
     await Deno.mkdir(codexHome);
@@ -336,7 +399,7 @@ const codex: RealClient = {
         `args = ${toml(server.args)}`,
         `env = ${toml(server.env)}`,
         "startup_timeout_sec = 120",
-        "tool_timeout_sec = 660",
+        `tool_timeout_sec = ${toolTimeoutSec ?? 660}`,
         // Without it `codex exec` asks the model before a server slower to start than itself
         // has listed its tools, and the whole run goes without them (seen here 1 time in 12).
         "required = true",
@@ -406,9 +469,9 @@ for (const client of [claudeCode, codex, geminiCli]) {
   const reason = CLIENTS ? await missing(client) : "TMUX_MCP_CLIENTS is unset";
   if (reason) console.error(`real_clients_test: ${client.name} is ignored: ${reason}`);
   Deno.test({
-    name: `${client.name} shows its model our tools and what tmux_run and a refusal return`,
+    name: `${client.name} ${TOUR.title}`,
     ignore: reason !== null,
-    fn: () => drive(client),
+    fn: () => drive(client, TOUR),
   });
 }
 
