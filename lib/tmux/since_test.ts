@@ -34,6 +34,16 @@ function windowed(firstLine: number, lines: string[], column: number): Snapshot 
   return screen(lines, column, { firstLine });
 }
 
+/** What since answers when it finds the cursor's line: that line onwards, new text from column 2. */
+function found(lines: string[], arrived: string[]) {
+  return { lines, firstColumn: 2, linesMissed: false, reason: null, redraw: false, arrived };
+}
+
+/** What since answers when it cannot find the cursor's line: all the look holds, all arrived. */
+function missed(reason: "history_changed" | "respawned", lines: string[]) {
+  return { lines, firstColumn: 0, linesMissed: true, reason, redraw: false, arrived: lines };
+}
+
 Deno.test("a cursor records its grid line, its column and the text before it", () => {
   const cursor = cursorAt(screen(["one", "two", "three", "$ make"], 2));
   assert.deepEqual(cursor, {
@@ -68,39 +78,18 @@ Deno.test("the anchor keeps at most three lines before the cursor line", () => {
 Deno.test("since returns the cursor's whole line onwards, and the column where new text starts", () => {
   const cursor = cursorAt(screen(["a", "b", "$ "], 2));
   const later = screen(["a", "b", "$ make", "built", "$ "], 2);
-  assert.deepEqual(since(later, cursor), {
-    lines: ["$ make", "built", "$ "],
-    firstColumn: 2,
-    linesMissed: false,
-    reason: null,
-    redraw: false,
-    arrived: ["make", "built", "$ "],
-  });
+  assert.deepEqual(since(later, cursor), found(["$ make", "built", "$ "], ["make", "built", "$ "]));
 });
 
 Deno.test("since with nothing new returns the cursor line, nothing past its column", () => {
   const first = screen(["a", "$ "], 2);
-  assert.deepEqual(since(first, cursorAt(first)), {
-    lines: ["$ "],
-    firstColumn: 2,
-    linesMissed: false,
-    reason: null,
-    redraw: false,
-    arrived: [""],
-  });
+  assert.deepEqual(since(first, cursorAt(first)), found(["$ "], [""]));
 });
 
 Deno.test("since finds the anchor again after history was trimmed", () => {
   const cursor = cursorAt(screen(["0", "1", "2", "a", "b", "$ "], 2));
   const trimmed = screen(["2", "a", "b", "$ make", "out", "$ "], 2);
-  assert.deepEqual(since(trimmed, cursor), {
-    lines: ["$ make", "out", "$ "],
-    firstColumn: 2,
-    linesMissed: false,
-    reason: null,
-    redraw: false,
-    arrived: ["make", "out", "$ "],
-  });
+  assert.deepEqual(since(trimmed, cursor), found(["$ make", "out", "$ "], ["make", "out", "$ "]));
 });
 
 /** `count` lines of history that are none of the tests' anchors. */
@@ -108,20 +97,13 @@ const older = (count: number) => Array.from({ length: count }, (_, i) => `older 
 
 Deno.test("a cursor from one window is found in a later look whose window begins elsewhere", () => {
   const cursor = cursorAt(windowed(4999, ["v", "a", "b", "c", "$ "], 2));
-  const found = {
-    lines: ["$ make", "out", "$ "],
-    firstColumn: 2,
-    linesMissed: false,
-    reason: null,
-    redraw: false,
-    arrived: ["make", "out", "$ "],
-  };
+  const answer = found(["$ make", "out", "$ "], ["make", "out", "$ "]);
   // A wider window, from nine lines further up: the cursor's line is at index 13.
   const wider = windowed(4990, [...older(9), "v", "a", "b", "c", "$ make", "out", "$ "], 2);
-  assert.deepEqual(since(wider, cursor), found);
+  assert.deepEqual(since(wider, cursor), answer);
   // A window that slid down as lines arrived: the cursor's line is at index 3.
   const slid = windowed(5000, ["a", "b", "c", "$ make", "out", "$ "], 2);
-  assert.deepEqual(since(slid, cursor), found);
+  assert.deepEqual(since(slid, cursor), answer);
 });
 
 Deno.test("a cursor older than the look's window says lines were missed, with the window", () => {
@@ -129,14 +111,10 @@ Deno.test("a cursor older than the look's window says lines were missed, with th
   // More lines arrived than the window holds: it begins below the cursor's line, and the
   // lines it holds repeat the cursor's own, which must not pass for them.
   const later = windowed(5010, ["a", "b", "$ ", "a", "b", "$ "], 2);
-  assert.deepEqual(since(later, cursor), {
-    lines: ["a", "b", "$ ", "a", "b", "$ "],
-    firstColumn: 0,
-    linesMissed: true,
-    reason: "history_changed",
-    redraw: false,
-    arrived: ["a", "b", "$ ", "a", "b", "$ "],
-  });
+  assert.deepEqual(
+    since(later, cursor),
+    missed("history_changed", ["a", "b", "$ ", "a", "b", "$ "]),
+  );
 });
 
 Deno.test("a cursor is found in a window after history was trimmed above it", () => {
@@ -144,40 +122,19 @@ Deno.test("a cursor is found in a window after history was trimmed above it", ()
   // The history reached its limit and lost 1000 lines at its top: the cursor's line, once
   // grid line 5003, is now 4003, and two lines came after it.
   const trimmed = windowed(3990, [...older(10), "0", "a", "b", "$ make", "out", "$ "], 2);
-  assert.deepEqual(since(trimmed, cursor), {
-    lines: ["$ make", "out", "$ "],
-    firstColumn: 2,
-    linesMissed: false,
-    reason: null,
-    redraw: false,
-    arrived: ["make", "out", "$ "],
-  });
+  assert.deepEqual(since(trimmed, cursor), found(["$ make", "out", "$ "], ["make", "out", "$ "]));
 });
 
 Deno.test("since says lines may be missed when the anchor is gone", () => {
   const cursor = cursorAt(screen(["a", "b", "c", "$ "], 2));
   const cleared = screen(["$ clear", "new"], 3);
-  assert.deepEqual(since(cleared, cursor), {
-    lines: ["$ clear", "new"],
-    firstColumn: 0,
-    linesMissed: true,
-    reason: "history_changed",
-    redraw: false,
-    arrived: ["$ clear", "new"],
-  });
+  assert.deepEqual(since(cleared, cursor), missed("history_changed", ["$ clear", "new"]));
 });
 
 Deno.test("since says the pane was respawned when its root process changed", () => {
   const cursor = cursorAt(screen(["a", "$ "], 2));
   const respawned = screen(["a", "$ "], 2, { panePid: 101 });
-  assert.deepEqual(since(respawned, cursor), {
-    lines: ["a", "$ "],
-    firstColumn: 0,
-    linesMissed: true,
-    reason: "respawned",
-    redraw: false,
-    arrived: ["a", "$ "],
-  });
+  assert.deepEqual(since(respawned, cursor), missed("respawned", ["a", "$ "]));
 });
 
 Deno.test("since stops at the cursor row, not at the blank rows below it", () => {
