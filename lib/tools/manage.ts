@@ -1,8 +1,16 @@
 // The tools that change tmux structure and presentation (sessions, windows, splits, names,
 // focus, sizes, layouts, titles) without supplying input to any program. New objects start the
 // user's default shell and nothing else; running something is the execute toolset's job.
-import { boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
-import type { ServerContext } from "./context.ts";
+import {
+  boolean,
+  enumOf,
+  integer,
+  object,
+  type Schema,
+  string,
+  toolInput,
+} from "../mcp/json_schema.ts";
+import type { ServerContext, ToolDefinition } from "./context.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
 import { refusalOf } from "./_tmux_refusals.ts";
 import { refusal, success, type ToolPayload } from "../mcp/tool_payload.ts";
@@ -34,19 +42,43 @@ function created(stdout: string) {
   return success({ session_id, window_id, pane_id, session_name: name.join("\t") });
 }
 
-/** Runs a tmux command against an object already checked to exist exactly. */
-async function onExact(
+/** The input field that names the one object a call changes. */
+type Exact = "pane_id" | "window_id";
+
+/** Runs a tmux command against the object `a[on]`, checked first to exist exactly. */
+async function onExact<K extends Exact>(
   context: ServerContext,
-  a: Socket,
-  target: string,
-  idFormat: "#{pane_id}" | "#{window_id}",
+  a: Socket & Record<K, string>,
+  on: K,
   args: string[],
 ): Promise<ToolPayload> {
   const client = clientFor(context, a.socket_name);
+  const target = a[on];
+  const idFormat = on === "pane_id" ? "#{pane_id}" : "#{window_id}";
   const found = await describe(client, target, idFormat, "");
   if (!found.ok) return refusalOf(found);
   const out = await tmuxCall(client, args);
   return out.ok ? success({ target }) : refusalOf(out);
+}
+
+/**
+ * A manage tool that is one tmux command on a pane or window its input names by id (`on`),
+ * checked to exist exactly first, answering that id.
+ */
+function exactChange<K extends Exact, T extends Socket & Record<K, string>>(
+  on: K,
+  tool: Pick<ToolDefinition, "name" | "title" | "description" | "annotations"> & {
+    inputSchema: Schema<T>;
+    command: (a: T) => string[];
+  },
+): ToolDefinition {
+  const { command, ...shown } = tool;
+  return defineTool({
+    ...shown,
+    toolset: "manage",
+    outputSchema: DONE_OUTPUT,
+    handle: (context, a) => onExact(context, a, on, command(a)),
+  });
 }
 
 const CREATE_SESSION_INPUT = toolInput([], {
@@ -242,53 +274,35 @@ const RENAME_WINDOW_INPUT = toolInput(["window_id", "new_name"], {
   socket_name: SOCKET_NAME,
 });
 
-export const renameWindowTool = defineTool({
+export const renameWindowTool = exactChange("window_id", {
   name: "rename_window",
   title: "Rename window",
-  toolset: "manage",
   description: "Rename a window. For a session use rename_session.",
   inputSchema: RENAME_WINDOW_INPUT,
-  outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,
-  handle: (context, a) => {
-    return onExact(context, a, a.window_id, "#{window_id}", [
-      "rename-window",
-      "-t",
-      a.window_id,
-      "--",
-      a.new_name,
-    ]);
-  },
+  command: (a) => ["rename-window", "-t", a.window_id, "--", a.new_name],
 });
 
-export const selectWindowTool = defineTool({
+export const selectWindowTool = exactChange("window_id", {
   name: "select_window",
   title: "Select window",
-  toolset: "manage",
   description:
     "Make a window current in its session, for people watching; tools never need it. For a " +
     "pane use select_pane.",
   inputSchema: WINDOW_TARGET_INPUT,
-  outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,
-  handle: (context, a) => {
-    return onExact(context, a, a.window_id, "#{window_id}", ["select-window", "-t", a.window_id]);
-  },
+  command: (a) => ["select-window", "-t", a.window_id],
 });
 
-export const selectPaneTool = defineTool({
+export const selectPaneTool = exactChange("pane_id", {
   name: "select_pane",
   title: "Select pane",
-  toolset: "manage",
   description:
     "Make a pane active in its window, for people watching; tools never need it. For a " +
     "window use select_window.",
   inputSchema: PANE_TARGET_INPUT,
-  outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,
-  handle: (context, a) => {
-    return onExact(context, a, a.pane_id, "#{pane_id}", ["select-pane", "-t", a.pane_id]);
-  },
+  command: (a) => ["select-pane", "-t", a.pane_id],
 });
 
 const RESIZE_PANE_INPUT = toolInput(["pane_id"], {
@@ -321,7 +335,7 @@ export const resizePaneTool = defineTool({
     if (!a.zoom && a.width === undefined && a.height === undefined) {
       return Promise.resolve(NOTHING_TO_DO);
     }
-    return onExact(context, a, a.pane_id, "#{pane_id}", [
+    return onExact(context, a, "pane_id", [
       "resize-pane",
       "-t",
       a.pane_id,
@@ -343,22 +357,13 @@ const SELECT_LAYOUT_INPUT = toolInput(["window_id", "layout"], {
   socket_name: SOCKET_NAME,
 });
 
-export const selectLayoutTool = defineTool({
+export const selectLayoutTool = exactChange("window_id", {
   name: "select_layout",
   title: "Apply window layout",
-  toolset: "manage",
   description: "Arrange a window's panes in a preset layout. For one pane's size use resize_pane.",
   inputSchema: SELECT_LAYOUT_INPUT,
-  outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,
-  handle: (context, a) => {
-    return onExact(context, a, a.window_id, "#{window_id}", [
-      "select-layout",
-      "-t",
-      a.window_id,
-      a.layout,
-    ]);
-  },
+  command: (a) => ["select-layout", "-t", a.window_id, a.layout],
 });
 
 const SET_PANE_TITLE_INPUT = toolInput(["pane_id", "title"], {
@@ -371,24 +376,14 @@ const SET_PANE_TITLE_INPUT = toolInput(["pane_id", "title"], {
   socket_name: SOCKET_NAME,
 });
 
-export const setPaneTitleTool = defineTool({
+export const setPaneTitleTool = exactChange("pane_id", {
   name: "set_pane_title",
   title: "Set pane title",
-  toolset: "manage",
   description: "Set a pane's title, e.g. to label what runs there. For a window's name use " +
     "rename_window.",
   inputSchema: SET_PANE_TITLE_INPUT,
-  outputSchema: DONE_OUTPUT,
   annotations: IDEMPOTENT_CHANGE,
-  handle: (context, a) => {
-    return onExact(context, a, a.pane_id, "#{pane_id}", [
-      "select-pane",
-      "-t",
-      a.pane_id,
-      "-T",
-      a.title,
-    ]);
-  },
+  command: (a) => ["select-pane", "-t", a.pane_id, "-T", a.title],
 });
 
 export const MANAGE_TOOLS = [
