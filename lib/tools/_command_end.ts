@@ -91,13 +91,13 @@ export type RunEnd =
 export type Watch = {
   output: ReturnType<typeof watchOutput>;
   spotting: Awaited<ReturnType<ReturnType<typeof watchOutput>["spot"]>>;
-  message: string;
   afterTyping: AfterTyping;
 };
 
 /**
  * Looks at the pane until run `id`'s end marker shows or `timeout` passes, and reads its
- * output between the markers: all of it when it ended, what it printed so far when not.
+ * output between the markers: all of it when it ended, what it printed so far when not. The
+ * line was typed: whatever step fails says so (possibly_sent).
  */
 export async function awaitEnd(
   client: TmuxClient,
@@ -109,77 +109,88 @@ export async function awaitEnd(
   extra: ToolExtra,
   signal: AbortSignal,
 ): Promise<RunEnd> {
-  const { output, spotting, afterTyping } = watch;
-  const { done } = runMarkers(run);
-  const started = Date.now();
-  const deadline = started + timeout * 1000;
-  let lastProgress = started;
-  let waitedForPrompt = false;
-  while (true) {
-    if (spotting?.following() && !spotting.spotter.seen) {
-      const left = Math.max(0, deadline - Date.now());
-      const spotter = spotting.spotter;
-      await afterTyping(
-        "spotted",
-        () => spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), signal),
-      );
-    }
-    const outOfTime = Date.now() >= deadline;
-    let shot = await afterTyping(
-      "look",
-      () => snapshot(client, paneId, signal, RECENT_HISTORY_LINES),
-    );
-    if (shot.ok) {
-      const seen = markers(shot.value.lines, run);
-      // Finished with its start above the window, or out of time: read the wider window.
-      if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
-        shot = await afterTyping(
-          "wider look",
-          () => snapshot(client, paneId, signal),
+  try {
+    const { output, spotting, afterTyping } = watch;
+    const { done } = runMarkers(run);
+    const started = Date.now();
+    const deadline = started + timeout * 1000;
+    let lastProgress = started;
+    let waitedForPrompt = false;
+    while (true) {
+      if (spotting?.following() && !spotting.spotter.seen) {
+        const left = Math.max(0, deadline - Date.now());
+        const spotter = spotting.spotter;
+        await afterTyping(
+          "spotted",
+          () => spotter.seenWithin(Math.min(SPOTTED_LOOK_MS, left), signal),
         );
       }
-    }
-    if (extra.signal.aborted) return failedStep(null, extra, client, "possibly_sent");
-    if (!shot.ok) {
-      const said = refusalOf(shot);
-      return {
-        ok: false,
-        payload: { ...said, error: { ...said.error, delivery: "possibly_sent" } },
-      };
-    }
-    const escaped = shot.value.escaped;
-    const { all, first, last } = markers(shot.value.lines, run);
-    const noOutput = first < 0 && last < 0 && !startAboveWindow(shot.value, record, run.id);
-    const lines = noOutput ? [] : all.slice(first + 1, last < 0 ? undefined : last + 1);
-    if (last >= 0) {
-      // The shell draws its prompt right after the end marker: remember it. A look that came
-      // before the prompt was drawn sees an empty line there, so it waits once for the drawing;
-      // a prompt still not drawn then (a theme that is slow to build it) leaves the known one.
-      const belowMarker = shot.value.historySize + shot.value.cursorY > last;
-      const prompt = cursorLine(shot.value).beforeCursor;
-      if (belowMarker && prompt === "" && !waitedForPrompt) {
-        waitedForPrompt = true;
-        await afterTyping("prompt", () => output.wake(POLL_MS, signal));
-        continue;
+      const outOfTime = Date.now() >= deadline;
+      let shot = await afterTyping(
+        "look",
+        () => snapshot(client, paneId, signal, RECENT_HISTORY_LINES),
+      );
+      if (shot.ok) {
+        const seen = markers(shot.value.lines, run);
+        // Finished with its start above the window, or out of time: read the wider window.
+        if ((seen.last >= 0 && seen.first < 0) || (seen.last < 0 && outOfTime)) {
+          shot = await afterTyping(
+            "wider look",
+            () => snapshot(client, paneId, signal),
+          );
+        }
       }
-      const status = Number(done.exec(all[last])![1]);
-      const printed = [...lines.slice(0, -1), all[last].replace(done, "")];
-      if (printed.at(-1) === "") printed.pop();
-      if (record.unfinished?.run.id === run.id) record.unfinished = null;
-      if (belowMarker && prompt !== "") record.prompt = prompt;
-      return { ok: true, status, lines: printed, escaped, startLost: first < 0 };
+      if (extra.signal.aborted) return failedStep(null, extra, client, "possibly_sent");
+      if (!shot.ok) {
+        const said = refusalOf(shot);
+        return {
+          ok: false,
+          payload: { ...said, error: { ...said.error, delivery: "possibly_sent" } },
+        };
+      }
+      const escaped = shot.value.escaped;
+      const { all, first, last } = markers(shot.value.lines, run);
+      const noOutput = first < 0 && last < 0 && !startAboveWindow(shot.value, record, run.id);
+      const lines = noOutput ? [] : all.slice(first + 1, last < 0 ? undefined : last + 1);
+      if (last >= 0) {
+        // The shell draws its prompt right after the end marker: remember it. A look that came
+        // before the prompt was drawn sees an empty line there, so it waits once for the drawing;
+        // a prompt still not drawn then (a theme that is slow to build it) leaves the known one.
+        const belowMarker = shot.value.historySize + shot.value.cursorY > last;
+        const prompt = cursorLine(shot.value).beforeCursor;
+        if (belowMarker && prompt === "" && !waitedForPrompt) {
+          waitedForPrompt = true;
+          await afterTyping("prompt", () => output.wake(POLL_MS, signal));
+          continue;
+        }
+        const status = Number(done.exec(all[last])![1]);
+        const printed = [...lines.slice(0, -1), all[last].replace(done, "")];
+        if (printed.at(-1) === "") printed.pop();
+        if (record.unfinished?.run.id === run.id) record.unfinished = null;
+        if (belowMarker && prompt !== "") record.prompt = prompt;
+        return { ok: true, status, lines: printed, escaped, startLost: first < 0 };
+      }
+      if (outOfTime) {
+        const hidden = hiddenRun(shot.value, record, run, first, noOutput);
+        return {
+          ok: true,
+          status: null,
+          lines,
+          escaped,
+          startLost: false,
+          ...hidden && { hidden },
+        };
+      }
+      if (extra.progress && Date.now() - lastProgress >= 1000) {
+        lastProgress = Date.now();
+        extra.progress((lastProgress - started) / 1000, "waiting for the command to finish");
+      }
+      if (spotting?.following() && !spotting.spotter.seen) continue;
+      const rest = Math.min(POLL_MS, Math.max(0, deadline - Date.now()));
+      await afterTyping("wake", () => output.wake(rest, signal));
     }
-    if (outOfTime) {
-      const hidden = hiddenRun(shot.value, record, run, first, noOutput);
-      return { ok: true, status: null, lines, escaped, startLost: false, ...hidden && { hidden } };
-    }
-    if (extra.progress && Date.now() - lastProgress >= 1000) {
-      lastProgress = Date.now();
-      extra.progress((lastProgress - started) / 1000, watch.message);
-    }
-    if (spotting?.following() && !spotting.spotter.seen) continue;
-    const rest = Math.min(POLL_MS, Math.max(0, deadline - Date.now()));
-    await afterTyping("wake", () => output.wake(rest, signal));
+  } catch (error: unknown) {
+    return failedStep(error, extra, client, "possibly_sent");
   }
 }
 

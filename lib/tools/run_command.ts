@@ -235,19 +235,8 @@ async function runCommandWithin(
     if (refused) return refused;
     // Until its end marker shows, this run holds the line (whatever ends this call).
     record.unfinished = { run, typedAt: cursorGridLine(before.value) };
-    const watch = { output, spotting, message: "waiting for the command to finish", afterTyping };
-    const end = await awaitEnd(
-      client,
-      a.pane_id,
-      run,
-      record,
-      watch,
-      timeout,
-      extra,
-      signal,
-    )
-      // The line was typed: whatever step fails now says so (possibly_sent).
-      .catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
+    const watch = { output, spotting, afterTyping };
+    const end = await awaitEnd(client, a.pane_id, run, record, watch, timeout, extra, signal);
     return finished(end, a.max_lines, timeout, { cursor, commandId: run.id });
   } finally {
     spotting?.stop();
@@ -326,22 +315,8 @@ async function waitForCommand(
     if (seen.first < 0 && seen.last < 0 && record.unfinished?.run.id !== run.id) {
       return unknownCommand(a.pane_id);
     }
-    const watch = {
-      output,
-      spotting,
-      message: "waiting for the command to finish",
-      afterTyping: AS_IT_COMES,
-    };
-    const end = await awaitEnd(
-      client,
-      a.pane_id,
-      run,
-      record,
-      watch,
-      timeout,
-      extra,
-      signal,
-    ).catch((error: unknown) => failedStep(error, extra, client, "possibly_sent"));
+    const watch = { output, spotting, afterTyping: AS_IT_COMES };
+    const end = await awaitEnd(client, a.pane_id, run, record, watch, timeout, extra, signal);
     return finished(end, a.max_lines, timeout, { commandId: a.command_id });
   } finally {
     spotting?.stop();
