@@ -1,19 +1,11 @@
 // The tools that change tmux structure and presentation (sessions, windows, splits, names,
 // focus, sizes, layouts, titles) without supplying input to any program. New objects start the
 // user's default shell and nothing else; running something is the execute toolset's job.
-import {
-  boolean,
-  enumOf,
-  integer,
-  object,
-  type Schema,
-  string,
-  toolInput,
-} from "../mcp/json_schema.ts";
-import type { ServerContext, ToolDefinition } from "./context.ts";
+import { boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
 import { clientFor, describe, resolveSession, tmuxCall } from "../tmux/targets.ts";
+import { exactChange, onExact } from "./_exact.ts";
 import { refusalOf } from "./_tmux_refusals.ts";
-import { refusal, success, type ToolPayload } from "../mcp/tool_payload.ts";
+import { refusal, success } from "../mcp/tool_payload.ts";
 import { CHANGES, defineTool, IDEMPOTENT_CHANGE, toolOutput } from "./_define.ts";
 import {
   DONE_OUTPUT,
@@ -34,51 +26,11 @@ const DUPLICATE = refusal(
 );
 const NOTHING_TO_DO = refusal("invalid_input", "give width, height or zoom");
 
-type Socket = { socket_name?: string };
 const CREATED = "#{session_id}\t#{window_id}\t#{pane_id}\t#{session_name}";
 
 function created(stdout: string) {
   const [session_id, window_id, pane_id, ...name] = stdout.trim().split("\t");
   return success({ session_id, window_id, pane_id, session_name: name.join("\t") });
-}
-
-/** The input field that names the one object a call changes. */
-type Exact = "pane_id" | "window_id";
-
-/** Runs a tmux command against the object `a[on]`, checked first to exist exactly. */
-async function onExact<K extends Exact>(
-  context: ServerContext,
-  a: Socket & Record<K, string>,
-  on: K,
-  args: string[],
-): Promise<ToolPayload> {
-  const client = clientFor(context, a.socket_name);
-  const target = a[on];
-  const idFormat = on === "pane_id" ? "#{pane_id}" : "#{window_id}";
-  const found = await describe(client, target, idFormat, "");
-  if (!found.ok) return refusalOf(found);
-  const out = await tmuxCall(client, args);
-  return out.ok ? success({ target }) : refusalOf(out);
-}
-
-/**
- * A manage tool that is one tmux command on a pane or window its input names by id (`on`),
- * checked to exist exactly first, answering that id.
- */
-function exactChange<K extends Exact, T extends Socket & Record<K, string>>(
-  on: K,
-  tool: Pick<ToolDefinition, "name" | "title" | "description" | "annotations"> & {
-    inputSchema: Schema<T>;
-    command: (a: T) => string[];
-  },
-): ToolDefinition {
-  const { command, ...shown } = tool;
-  return defineTool({
-    ...shown,
-    toolset: "manage",
-    outputSchema: DONE_OUTPUT,
-    handle: (context, a) => onExact(context, a, on, command(a)),
-  });
 }
 
 const CREATE_SESSION_INPUT = toolInput([], {
@@ -277,6 +229,7 @@ const RENAME_WINDOW_INPUT = toolInput(["window_id", "new_name"], {
 export const renameWindowTool = exactChange("window_id", {
   name: "rename_window",
   title: "Rename window",
+  toolset: "manage",
   description: "Rename a window. For a session use rename_session.",
   inputSchema: RENAME_WINDOW_INPUT,
   annotations: IDEMPOTENT_CHANGE,
@@ -286,6 +239,7 @@ export const renameWindowTool = exactChange("window_id", {
 export const selectWindowTool = exactChange("window_id", {
   name: "select_window",
   title: "Select window",
+  toolset: "manage",
   description:
     "Make a window current in its session, for people watching; tools never need it. For a " +
     "pane use select_pane.",
@@ -297,6 +251,7 @@ export const selectWindowTool = exactChange("window_id", {
 export const selectPaneTool = exactChange("pane_id", {
   name: "select_pane",
   title: "Select pane",
+  toolset: "manage",
   description:
     "Make a pane active in its window, for people watching; tools never need it. For a " +
     "window use select_window.",
@@ -360,6 +315,7 @@ const SELECT_LAYOUT_INPUT = toolInput(["window_id", "layout"], {
 export const selectLayoutTool = exactChange("window_id", {
   name: "select_layout",
   title: "Apply window layout",
+  toolset: "manage",
   description: "Arrange a window's panes in a preset layout. For one pane's size use resize_pane.",
   inputSchema: SELECT_LAYOUT_INPUT,
   annotations: IDEMPOTENT_CHANGE,
@@ -379,6 +335,7 @@ const SET_PANE_TITLE_INPUT = toolInput(["pane_id", "title"], {
 export const setPaneTitleTool = exactChange("pane_id", {
   name: "set_pane_title",
   title: "Set pane title",
+  toolset: "manage",
   description: "Set a pane's title, e.g. to label what runs there. For a window's name use " +
     "rename_window.",
   inputSchema: SET_PANE_TITLE_INPUT,

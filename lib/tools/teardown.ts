@@ -10,7 +10,6 @@ import type { TmuxClient } from "../tmux/tmux.ts";
 import { success, type ToolPayload } from "../mcp/tool_payload.ts";
 import { defineTool, DESTRUCTIVE, toolOutput } from "./_define.ts";
 import {
-  DONE_OUTPUT,
   PANE_TARGET_INPUT,
   SESSION_TARGET_INPUT,
   SOCKET_ONLY_INPUT,
@@ -18,6 +17,7 @@ import {
 } from "./_blocks.ts";
 import { containsCallerRefusal, type Scope } from "./_refusals.ts";
 import { refusalOf } from "./_tmux_refusals.ts";
+import { exactChange } from "./_exact.ts";
 
 async function guardedKill(
   context: ServerContext,
@@ -31,6 +31,19 @@ async function guardedKill(
   const out = await tmuxCall(client, scope === "server" ? [command] : [command, "-t", id]);
   if (!out.ok) return refusalOf(out);
   return success({ killed: scope === "server" ? "server" : id });
+}
+
+/** kill_pane's and kill_window's call: the object checked to exist exactly, then guardedKill. */
+async function killExact(
+  context: ServerContext,
+  socketName: string | undefined,
+  scope: "pane" | "window",
+  id: string,
+): Promise<ToolPayload> {
+  const client = clientFor(context, socketName);
+  const found = await describe(client, id, scope === "pane" ? "#{pane_id}" : "#{window_id}", "");
+  if (!found.ok) return refusalOf(found);
+  return guardedKill(context, client, scope, id);
 }
 
 const KILLED_OUTPUT = toolOutput(
@@ -47,12 +60,7 @@ export const killPaneTool = defineTool({
   inputSchema: PANE_TARGET_INPUT,
   outputSchema: KILLED_OUTPUT,
   annotations: DESTRUCTIVE,
-  handle: async (context, a) => {
-    const client = clientFor(context, a.socket_name);
-    const found = await describe(client, a.pane_id, "#{pane_id}", "");
-    if (!found.ok) return refusalOf(found);
-    return guardedKill(context, client, "pane", a.pane_id);
-  },
+  handle: (context, a) => killExact(context, a.socket_name, "pane", a.pane_id),
 });
 
 export const killWindowTool = defineTool({
@@ -65,12 +73,7 @@ export const killWindowTool = defineTool({
   inputSchema: WINDOW_TARGET_INPUT,
   outputSchema: KILLED_OUTPUT,
   annotations: DESTRUCTIVE,
-  handle: async (context, a) => {
-    const client = clientFor(context, a.socket_name);
-    const found = await describe(client, a.window_id, "#{window_id}", "");
-    if (!found.ok) return refusalOf(found);
-    return guardedKill(context, client, "window", a.window_id);
-  },
+  handle: (context, a) => killExact(context, a.socket_name, "window", a.window_id),
 });
 
 export const killSessionTool = defineTool({
@@ -109,7 +112,7 @@ export const killServerTool = defineTool({
   },
 });
 
-export const clearHistoryTool = defineTool({
+export const clearHistoryTool = exactChange("pane_id", {
   name: "clear_history",
   title: "Clear pane history",
   toolset: "teardown",
@@ -117,16 +120,8 @@ export const clearHistoryTool = defineTool({
     "Delete a pane's scrollback history (the screen stays). To read it first use capture_pane " +
     "with a negative start.",
   inputSchema: PANE_TARGET_INPUT,
-  outputSchema: DONE_OUTPUT,
   annotations: { ...DESTRUCTIVE, idempotentHint: true },
-  handle: async (context, a) => {
-    const client = clientFor(context, a.socket_name);
-    const found = await describe(client, a.pane_id, "#{pane_id}", "");
-    if (!found.ok) return refusalOf(found);
-    const out = await tmuxCall(client, ["clear-history", "-t", a.pane_id]);
-    if (!out.ok) return refusalOf(out);
-    return success({ target: a.pane_id });
-  },
+  command: (a) => ["clear-history", "-t", a.pane_id],
 });
 
 export const TEARDOWN_TOOLS = [
