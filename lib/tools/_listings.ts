@@ -1,5 +1,7 @@
-// How listings stay bounded: each keeps its last MAX_LISTED rows and counts the ones it cut;
-// and a tmux client's output as its rows.
+// How listings stay bounded: each keeps its last MAX_LISTED rows and counts the ones it cut,
+// and its output schema says so; and a tmux client's output as its rows.
+import { array, integer, type JsonSchema, object, type Schema } from "../mcp/json_schema.ts";
+import { toolOutput } from "./_define.ts";
 
 /** The most rows a listing returns; past it the oldest are cut and counted. */
 export const MAX_LISTED = 1000;
@@ -8,6 +10,14 @@ export const MAX_LISTED = 1000;
 export function tail<T>(items: T[]): { items: T[]; truncated: number } {
   const truncated = Math.max(0, items.length - MAX_LISTED);
   return { items: items.slice(truncated), truncated };
+}
+
+/** A listing's output schema: its rows (each a `row`) under `field`, and how many were cut. */
+export function listingOutput(field: string, row: Schema<unknown>): JsonSchema {
+  return toolOutput(object([field, "truncated"], {
+    [field]: array({ items: row }),
+    truncated: integer({ minimum: 0 }),
+  }));
 }
 
 /** A client's output as its lines, without the empty ones. */

@@ -8,7 +8,6 @@ import { fencedRows } from "../tmux/fenced_rows.ts";
 import { PANE_FIELDS, type PaneFacts, parseAll, parsePane } from "../tmux/pane_rows.ts";
 import { foregroundCommands } from "../host/processes.ts";
 import {
-  array,
   boolean,
   enumOf,
   integer,
@@ -43,7 +42,7 @@ import {
   SOCKET_ONLY_INPUT,
   WINDOW_ID,
 } from "./_blocks.ts";
-import { tail } from "./_listings.ts";
+import { listingOutput, tail } from "./_listings.ts";
 
 /** One pane as list_panes and get_pane_info report it. */
 const PANE_ROW = object([
@@ -152,17 +151,15 @@ export async function paneInfo(
   return { ok: true as const, value };
 }
 
-const LIST_SERVERS_OUTPUT = toolOutput(object(["servers", "truncated"], {
-  servers: array({
-    items: object(["socket_name", "state", "sessions", "bound"], {
-      socket_name: string(),
-      state: enumOf(["alive", "stale", "not_answering", "unknown"]),
-      sessions: nullable("integer"),
-      bound: boolean(),
-    }),
+const LIST_SERVERS_OUTPUT = listingOutput(
+  "servers",
+  object(["socket_name", "state", "sessions", "bound"], {
+    socket_name: string(),
+    state: enumOf(["alive", "stale", "not_answering", "unknown"]),
+    sessions: nullable("integer"),
+    bound: boolean(),
   }),
-  truncated: integer({ minimum: 0 }),
-}));
+);
 
 export const listServersTool = defineTool({
   name: "list_servers",
@@ -189,18 +186,16 @@ export const listServersTool = defineTool({
   },
 });
 
-const LIST_SESSIONS_OUTPUT = toolOutput(object(["sessions", "truncated"], {
-  sessions: array({
-    items: object(["session_id", "session_name", "windows", "attached", "created"], {
-      session_id: RESULT_IDS.session_id,
-      session_name: string(),
-      windows: integer(),
-      attached: integer(),
-      created: integer(),
-    }),
+const LIST_SESSIONS_OUTPUT = listingOutput(
+  "sessions",
+  object(["session_id", "session_name", "windows", "attached", "created"], {
+    session_id: RESULT_IDS.session_id,
+    session_name: string(),
+    windows: integer(),
+    attached: integer(),
+    created: integer(),
   }),
-  truncated: integer({ minimum: 0 }),
-}));
+);
 
 export const listSessionsTool = defineTool({
   name: "list_sessions",
@@ -247,28 +242,26 @@ const LIST_WINDOWS_INPUT = toolInput([], {
   socket_name: SOCKET_NAME,
 });
 
-const LIST_WINDOWS_OUTPUT = toolOutput(object(["windows", "truncated"], {
-  windows: array({
-    items: object([
-      "window_id",
-      "window_index",
-      "window_name",
-      "session_id",
-      "active",
-      "panes",
-      "layout",
-    ], {
-      window_id: RESULT_IDS.window_id,
-      window_index: integer(),
-      window_name: string(),
-      session_id: RESULT_IDS.session_id,
-      active: boolean(),
-      panes: integer(),
-      layout: string(),
-    }),
+const LIST_WINDOWS_OUTPUT = listingOutput(
+  "windows",
+  object([
+    "window_id",
+    "window_index",
+    "window_name",
+    "session_id",
+    "active",
+    "panes",
+    "layout",
+  ], {
+    window_id: RESULT_IDS.window_id,
+    window_index: integer(),
+    window_name: string(),
+    session_id: RESULT_IDS.session_id,
+    active: boolean(),
+    panes: integer(),
+    layout: string(),
   }),
-  truncated: integer({ minimum: 0 }),
-}));
+);
 
 export const listWindowsTool = defineTool({
   name: "list_windows",
@@ -326,12 +319,7 @@ const LIST_PANES_INPUT = toolInput([], {
   socket_name: SOCKET_NAME,
 });
 
-const LIST_PANES_OUTPUT = toolOutput(
-  object(["panes", "truncated"], {
-    panes: array({ items: PANE_ROW }),
-    truncated: integer({ minimum: 0 }),
-  }),
-);
+const LIST_PANES_OUTPUT = listingOutput("panes", PANE_ROW);
 
 export const listPanesTool = defineTool({
   name: "list_panes",

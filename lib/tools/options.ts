@@ -1,12 +1,12 @@
 // show_options, read-only: tmux's options at one scope, one name or all, bounded like every
 // listing. It never expands a format, so no option's value can run a command.
-import { array, boolean, enumOf, integer, object, string, toolInput } from "../mcp/json_schema.ts";
+import { boolean, enumOf, object, string, toolInput } from "../mcp/json_schema.ts";
 import { clientFor, sessionTarget, tmuxCall } from "../tmux/targets.ts";
 import { refusalOf } from "./_tmux_refusals.ts";
 import { refusal, success } from "../mcp/tool_payload.ts";
-import { defineTool, READ_ONLY, toolOutput } from "./_define.ts";
+import { defineTool, READ_ONLY } from "./_define.ts";
 import { PANE_ID, SESSION_ID, SESSION_NAME, SOCKET_NAME, WINDOW_ID } from "./_blocks.ts";
-import { rows, tail } from "./_listings.ts";
+import { listingOutput, rows, tail } from "./_listings.ts";
 
 const SHOW_OPTIONS_INPUT = toolInput(["scope"], {
   scope: enumOf(["server", "session", "window", "pane"], {
@@ -28,11 +28,9 @@ const SHOW_OPTIONS_INPUT = toolInput(["scope"], {
   socket_name: SOCKET_NAME,
 });
 
-const SHOW_OPTIONS_OUTPUT = toolOutput(
-  object(["options", "truncated"], {
-    options: array({ items: object(["name", "value"], { name: string(), value: string() }) }),
-    truncated: integer({ minimum: 0 }),
-  }),
+const SHOW_OPTIONS_OUTPUT = listingOutput(
+  "options",
+  object(["name", "value"], { name: string(), value: string() }),
 );
 
 export const showOptionsTool = defineTool({
