@@ -27,23 +27,15 @@ export const SOCKET_NAME = string({
   description: "tmux -L name of another server",
 });
 
-export const PANE_ID = string({
-  pattern: "^%[0-9]+$",
-  maxLength: 32,
-  description: "%N from list_panes",
-});
+/** A tmux id: its sigil (`%` pane, `@` window, `$` session) and a number. */
+function tmuxId(sigil: "%" | "@" | "$", description: string) {
+  const pattern = `^${sigil === "$" ? "\\$" : sigil}[0-9]+$`;
+  return string({ pattern, maxLength: 32, description });
+}
 
-export const WINDOW_ID = string({
-  pattern: "^@[0-9]+$",
-  maxLength: 32,
-  description: "@N from list_windows",
-});
-
-export const SESSION_ID = string({
-  pattern: "^\\$[0-9]+$",
-  maxLength: 32,
-  description: "$N from list_sessions",
-});
+export const PANE_ID = tmuxId("%", "%N from list_panes");
+export const WINDOW_ID = tmuxId("@", "@N from list_windows");
+export const SESSION_ID = tmuxId("$", "$N from list_sessions");
 
 export const SESSION_NAME = string({
   minLength: 1,
@@ -85,17 +77,9 @@ export const SESSION_TARGET_INPUT = toolInput([], {
 
 /** The ids as results carry them (no hint where to find them: the result is where). */
 export const RESULT_IDS = {
-  pane_id: string({ pattern: "^%[0-9]+$", maxLength: 32, description: "exact pane id, e.g. %3" }),
-  window_id: string({
-    pattern: "^@[0-9]+$",
-    maxLength: 32,
-    description: "exact window id, e.g. @2",
-  }),
-  session_id: string({
-    pattern: "^\\$[0-9]+$",
-    maxLength: 32,
-    description: "exact session id, e.g. $1",
-  }),
+  pane_id: tmuxId("%", "exact pane id, e.g. %3"),
+  window_id: tmuxId("@", "exact window id, e.g. @2"),
+  session_id: tmuxId("$", "exact session id, e.g. $1"),
 };
 
 /**
