@@ -28,8 +28,7 @@ import { runResultText } from "../run/run_text.ts";
 import type { ServerContext, ToolDefinition, ToolExtra } from "./context.ts";
 import type { ToolPayload } from "../mcp/tool_payload.ts";
 import { typedCall } from "./_define.ts";
-
-const PROGRESS_INTERVAL_MS = 1000;
+import { CallProgress } from "./_progress.ts";
 
 /**
  * The most `anthropic/maxResultSizeChars` may say: Claude Code keeps a longer result in a file
@@ -212,35 +211,19 @@ async function run(
 }
 
 /**
- * Reports progress while a step waits, when the client asked for it: once when the step
- * starts, then every PROGRESS_INTERVAL_MS, with a count that keeps rising across steps. Each
- * message says the seconds since the call began and, once the helper has answered, the bytes
- * the script has written to stdout and stderr so far (bytes only: the text comes in the result).
+ * Progress while a step waits, when the client asked for it (_progress.ts): once the helper has
+ * answered, each report also says the bytes the script has written to stdout and stderr so far
+ * (bytes only: the text comes in the result).
  */
 function progressReporter(
   progress: ToolExtra["progress"],
 ): Pick<Parameters<typeof runScript>[0], "during" | "onOutput"> {
-  const began = Date.now();
-  let count = 0;
+  const call = new CallProgress(progress);
   let output: OutputSoFar | null = null;
-  const say = (step: string) => {
-    const seconds = Math.floor((Date.now() - began) / 1000);
-    const bytes = output
-      ? `; ${output.stdout} bytes of stdout and ${output.stderr} of stderr so far`
-      : "";
-    progress?.(++count, `${step}: ${seconds} s elapsed${bytes}`);
-  };
+  const known = () =>
+    output ? `${output.stdout} bytes of stdout and ${output.stderr} of stderr so far` : "";
   return {
-    during: async <T>(step: string, work: () => Promise<T>): Promise<T> => {
-      if (!progress) return await work();
-      say(step);
-      const timer = setInterval(() => say(step), PROGRESS_INTERVAL_MS);
-      try {
-        return await work();
-      } finally {
-        clearInterval(timer);
-      }
-    },
-    ...(progress && { onOutput: (bytes: OutputSoFar) => output = bytes }),
+    during: <T>(step: string, work: () => Promise<T>) => call.during(step, work, known),
+    ...(call.wanted && { onOutput: (bytes: OutputSoFar) => output = bytes }),
   };
 }

@@ -28,6 +28,7 @@ import { CURSOR, findCursor, keepCursor, RESULT_CURSOR } from "./_cursors.ts";
 import { CANCELLED, failedStep, INVALID_PATTERN, UNSUPPORTED_PATTERN } from "./_refusals.ts";
 import { refusalOf } from "./_tmux_refusals.ts";
 import { boundByTimeout, effectiveTimeout, TIMEOUT } from "./_waits.ts";
+import { CallProgress, PROGRESS_INTERVAL_MS } from "./_progress.ts";
 import { watchOutput } from "../tmux/output_watch.ts";
 import { type LineFinder, lineFinder, type LineMatch, pacer } from "../util/line_patterns.ts";
 
@@ -259,7 +260,8 @@ async function waitForText(
   // The first report comes right after the first look, so a client knows the wait has begun;
   // then one a second from a timer, since a quiet pane wakes no look.
   let reporting: ReturnType<typeof setInterval> | undefined;
-  const report = () => extra.progress?.((Date.now() - started) / 1000, "waiting for text");
+  const progress = new CallProgress(extra.progress);
+  const report = () => progress.say("waiting for text");
   let linesMissed = false;
   let arrived: string[] = [];
   let lastShot: Snapshot | null = null;
@@ -326,9 +328,9 @@ async function waitForText(
         typed = null;
       }
       if (Date.now() >= deadline) return result("timeout", null, shot.value);
-      if (extra.progress && reporting === undefined) {
+      if (progress.wanted && reporting === undefined) {
         report();
-        reporting = setInterval(report, 1000);
+        reporting = setInterval(report, PROGRESS_INTERVAL_MS);
       }
       await output.wake(Math.max(0, deadline - Date.now()), signal, POLL_MS);
     }
