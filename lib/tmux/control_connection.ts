@@ -196,6 +196,9 @@ export class ControlConnection {
         signal.removeEventListener("abort", done);
         set.delete(done);
         if (set.size === 0 && this.listeners.get(paneId) === set) this.listeners.delete(paneId);
+        // The wait looks now, perhaps through a spawned client (versions.ts
+        // capturePrintsToControl), and comes back: the connection is in use until then.
+        if (!this.closed) this.touch();
         resolve();
       };
       const timer = setTimeout(done, ms);
