@@ -20,6 +20,7 @@ import { success, type ToolPayload } from "../mcp/tool_payload.ts";
 import { toolOutput } from "./_define.ts";
 import { RESULT_CURSOR } from "./_cursors.ts";
 import { failedStep } from "./_refusals.ts";
+import { CallProgress } from "./_progress.ts";
 import { refusalOf } from "./_tmux_refusals.ts";
 import type { watchOutput } from "../tmux/output_watch.ts";
 
@@ -114,7 +115,7 @@ export async function awaitEnd(
     const { done } = runMarkers(run);
     const started = Date.now();
     const deadline = started + timeout * 1000;
-    let lastProgress = started;
+    const progress = new CallProgress(extra.progress);
     let waitedForPrompt = false;
     while (true) {
       if (spotting?.following() && !spotting.spotter.seen) {
@@ -181,10 +182,7 @@ export async function awaitEnd(
           ...hidden && { hidden },
         };
       }
-      if (extra.progress && Date.now() - lastProgress >= 1000) {
-        lastProgress = Date.now();
-        extra.progress((lastProgress - started) / 1000, "waiting for the command to finish");
-      }
+      progress.due("waiting for the command to finish");
       if (spotting?.following() && !spotting.spotter.seen) continue;
       const rest = Math.min(POLL_MS, Math.max(0, deadline - Date.now()));
       await afterTyping("wake", () => output.wake(rest, signal));
