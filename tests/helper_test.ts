@@ -112,8 +112,16 @@ async function withHelper(
   try {
     const hello = await next();
     assert.deepEqual(hello.message, { type: "hello", token: TOKEN, pid: child.pid });
-    launcher = await launcherOf(child.pid);
-    assert.equal(launcher.length, programText === helperProgram ? 1 : 0, "the helper's launcher");
+    // The launcher names itself right after the helper forks it, which the helper's hello need
+    // not wait for: a launcher is waited for; its absence is read once.
+    const expected = programText === helperProgram ? 1 : 0;
+    launcher = expected === 1
+      ? await waitFor("the helper's launcher", async () => {
+        const found = await launcherOf(child.pid);
+        return found.length > 0 ? found : null;
+      })
+      : await launcherOf(child.pid);
+    assert.equal(launcher.length, expected, "the helper's launcher");
     await fn(helper);
   } finally {
     await shell.close().catch(() => {});
