@@ -2,8 +2,10 @@
 // refused for being long, and the signal that ends every tmux command of the call by then,
 // even when tmux stops answering; cancellation ends them at once.
 import { number } from "../mcp/json_schema.ts";
-import type { ServerContext } from "./context.ts";
+import type { ServerContext, ToolExtra } from "./context.ts";
 import { TmuxNotAnswering } from "../tmux/tmux.ts";
+import type { ToolPayload } from "../mcp/tool_payload.ts";
+import { CANCELLED } from "./_refusals.ts";
 
 /** A wait's timeout: never refused for being long, clamped to the server's wait ceiling. */
 export const TIMEOUT = number({
@@ -40,4 +42,25 @@ export function boundByTimeout(
     seconds * 1000 + ANSWER_GRACE_MS,
   );
   return { signal: AbortSignal.any([signal, clock.signal]), clear: () => clearTimeout(timer) };
+}
+
+/**
+ * `call` with the call's timeout (`requested`, clamped) and the signal that ends every tmux
+ * command of it by then (boundByTimeout), whose clock stops when `call` ends; a call cancelled
+ * before it starts is answered CANCELLED.
+ */
+export async function withinTimeout(
+  context: ServerContext,
+  requested: number | undefined,
+  extra: ToolExtra,
+  call: (bound: { timeout: number; signal: AbortSignal }) => Promise<ToolPayload>,
+): Promise<ToolPayload> {
+  if (extra.signal.aborted) return CANCELLED;
+  const timeout = effectiveTimeout(context, requested);
+  const tmuxBound = boundByTimeout(extra.signal, timeout);
+  try {
+    return await call({ timeout, signal: tmuxBound.signal });
+  } finally {
+    tmuxBound.clear();
+  }
 }

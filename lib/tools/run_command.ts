@@ -46,7 +46,7 @@ import { MAX_LINES, PANE_ID, SOCKET_NAME } from "./_blocks.ts";
 import { keepCursor } from "./_cursors.ts";
 import { CANCELLED, failedStep } from "./_refusals.ts";
 import { directoryRefusal, refusalOf } from "./_tmux_refusals.ts";
-import { boundByTimeout, effectiveTimeout, TIMEOUT } from "./_waits.ts";
+import { TIMEOUT, withinTimeout } from "./_waits.ts";
 import { watchOutput } from "../tmux/output_watch.ts";
 import {
   type AfterTyping,
@@ -159,15 +159,34 @@ export function runCommandToolWith(afterTyping: AfterTyping): ToolDefinition {
       idempotentHint: false,
       openWorldHint: true,
     },
-    handle: (context, a, extra) => {
-      const client = clientFor(context, a.socket_name);
-      const key = `${socketPath(client.socket)}\n${a.pane_id}`;
-      return context.shellLines.serialised(
-        key,
-        () => runCommand(context, client, key, a, extra, afterTyping),
-      );
-    },
+    handle: (context, a, extra) =>
+      onShellLine(
+        context,
+        a,
+        extra,
+        (client, key, bound) => runCommand(context, client, key, a, extra, bound, afterTyping),
+      ),
   });
+}
+
+/** The call's timeout and the signal that ends its tmux commands by then (withinTimeout). */
+type Bound = { timeout: number; signal: AbortSignal };
+
+/**
+ * A call on a pane's shell line (`key`): one at a time per line, and every tmux command of it
+ * ended by its timeout, even when tmux stops answering.
+ */
+function onShellLine(
+  context: ServerContext,
+  a: { socket_name?: string; pane_id: string; timeout?: number },
+  extra: ToolExtra,
+  call: (client: TmuxClient, key: string, bound: Bound) => Promise<ToolPayload>,
+): Promise<ToolPayload> {
+  const client = clientFor(context, a.socket_name);
+  const key = `${socketPath(client.socket)}\n${a.pane_id}`;
+  const bounded = () =>
+    withinTimeout(context, a.timeout, extra, (bound) => call(client, key, bound));
+  return context.shellLines.serialised(key, bounded);
 }
 
 async function runCommand(
@@ -176,27 +195,7 @@ async function runCommand(
   key: string,
   a: RunArgs,
   extra: ToolExtra,
-  afterTyping: AfterTyping,
-): Promise<ToolPayload> {
-  if (extra.signal.aborted) return CANCELLED;
-  const timeout = effectiveTimeout(context, a.timeout);
-  // Every tmux command of the call ends by its timeout, even when tmux stops answering.
-  const tmuxBound = boundByTimeout(extra.signal, timeout);
-  const bound = { timeout, signal: tmuxBound.signal };
-  try {
-    return await runCommandWithin(context, client, key, a, extra, bound, afterTyping);
-  } finally {
-    tmuxBound.clear();
-  }
-}
-
-async function runCommandWithin(
-  context: ServerContext,
-  client: TmuxClient,
-  key: string,
-  a: RunArgs,
-  extra: ToolExtra,
-  { timeout, signal }: { timeout: number; signal: AbortSignal },
+  { timeout, signal }: Bound,
   afterTyping: AfterTyping,
 ): Promise<ToolPayload> {
   // One look gives the process, the cursor and the screen, all of the same instant, and the
@@ -282,11 +281,13 @@ export const waitForCommandTool = defineTool({
   inputSchema: WAIT_FOR_COMMAND_INPUT,
   outputSchema: RUN_COMMAND_OUTPUT,
   annotations: { ...READ_ONLY, idempotentHint: false },
-  handle: (context, a, extra) => {
-    const client = clientFor(context, a.socket_name);
-    const key = `${socketPath(client.socket)}\n${a.pane_id}`;
-    return context.shellLines.serialised(key, () => waitForCommand(context, client, key, a, extra));
-  },
+  handle: (context, a, extra) =>
+    onShellLine(
+      context,
+      a,
+      extra,
+      (client, key, bound) => waitForCommand(context, client, key, a, extra, bound),
+    ),
 });
 
 async function waitForCommand(
@@ -295,11 +296,8 @@ async function waitForCommand(
   key: string,
   a: WaitForCommandArgs,
   extra: ToolExtra,
+  { timeout, signal }: Bound,
 ): Promise<ToolPayload> {
-  if (extra.signal.aborted) return CANCELLED;
-  const timeout = effectiveTimeout(context, a.timeout);
-  const tmuxBound = boundByTimeout(extra.signal, timeout);
-  const signal = tmuxBound.signal;
   const output = watchOutput(client, a.pane_id);
   const spotting = await output.spot(endMarker(a.command_id), signal);
   try {
@@ -320,6 +318,5 @@ async function waitForCommand(
     return finished(end, a.max_lines, timeout, { commandId: a.command_id });
   } finally {
     spotting?.stop();
-    tmuxBound.clear();
   }
 }
