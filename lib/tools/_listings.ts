@@ -1,15 +1,16 @@
 // How listings stay bounded: each keeps its last MAX_LISTED rows and counts the ones it cut,
-// and its output schema says so; and a tmux client's output as its rows.
+// as its answer and its output schema say; and a tmux client's output as its rows.
 import { array, integer, type JsonSchema, object, type Schema } from "../mcp/json_schema.ts";
 import { toolOutput } from "./_define.ts";
+import { success, type ToolPayload } from "../mcp/tool_payload.ts";
 
 /** The most rows a listing returns; past it the oldest are cut and counted. */
 export const MAX_LISTED = 1000;
 
-/** The last MAX_LISTED items and how many were cut before them. */
-export function tail<T>(items: T[]): { items: T[]; truncated: number } {
+/** A listing's answer: the last MAX_LISTED `items` under `field`, and how many were cut. */
+export function listed(field: string, items: unknown[]): ToolPayload {
   const truncated = Math.max(0, items.length - MAX_LISTED);
-  return { items: items.slice(truncated), truncated };
+  return success({ [field]: items.slice(truncated), truncated });
 }
 
 /** A listing's output schema: its rows (each a `row`) under `field`, and how many were cut. */

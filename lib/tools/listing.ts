@@ -42,7 +42,7 @@ import {
   SOCKET_ONLY_INPUT,
   WINDOW_ID,
 } from "./_blocks.ts";
-import { listingOutput, tail } from "./_listings.ts";
+import { listed, listingOutput } from "./_listings.ts";
 
 /** One pane as list_panes and get_pane_info report it. */
 const PANE_ROW = object([
@@ -231,8 +231,7 @@ export const listSessionsTool = defineTool({
         }
         : null);
     if (sessions === null) return UNREADABLE_ROWS;
-    const { items, truncated } = tail(sessions);
-    return success({ sessions: items, truncated });
+    return listed("sessions", sessions);
   },
 });
 
@@ -307,8 +306,7 @@ export const listWindowsTool = defineTool({
           : null,
     );
     if (windows === null) return UNREADABLE_ROWS;
-    const { items, truncated } = tail(windows);
-    return success({ windows: items, truncated });
+    return listed("windows", windows);
   },
 });
 
@@ -349,8 +347,7 @@ export const listPanesTool = defineTool({
     }
     const panes = await listPanes(context, client, scope);
     if (!panes.ok) return refusalOf(panes);
-    const { items, truncated } = tail(panes.value);
-    return success({ panes: items, truncated });
+    return listed("panes", panes.value);
   },
 });
 

@@ -3,10 +3,10 @@
 import { boolean, enumOf, object, string, toolInput } from "../mcp/json_schema.ts";
 import { clientFor, sessionTarget, tmuxCall } from "../tmux/targets.ts";
 import { refusalOf } from "./_tmux_refusals.ts";
-import { refusal, success } from "../mcp/tool_payload.ts";
+import { refusal } from "../mcp/tool_payload.ts";
 import { defineTool, READ_ONLY } from "./_define.ts";
 import { PANE_ID, SESSION_ID, SESSION_NAME, SOCKET_NAME, WINDOW_ID } from "./_blocks.ts";
-import { listingOutput, rows, tail } from "./_listings.ts";
+import { listed, listingOutput, rows } from "./_listings.ts";
 
 const SHOW_OPTIONS_INPUT = toolInput(["scope"], {
   scope: enumOf(["server", "session", "window", "pane"], {
@@ -72,8 +72,7 @@ export const showOptionsTool = defineTool({
         ? { name: line, value: "" }
         : { name: line.slice(0, space), value: line.slice(space + 1) };
     });
-    const { items, truncated } = tail(options);
-    return success({ options: items, truncated });
+    return listed("options", options);
   },
 });
 
