@@ -85,13 +85,20 @@ function legacyStatus(record: TaskRecord): TaskStatus {
   return record.status;
 }
 
+/** What both eras say alike of a task: its status message, and its times in ISO 8601. */
+function taskTimes(record: TaskRecord) {
+  return {
+    ...(record.statusMessage && { statusMessage: record.statusMessage }),
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
+  };
+}
+
 function legacyTask(record: TaskRecord): Task {
   return {
     taskId: record.taskId,
     status: legacyStatus(record),
-    ...(record.statusMessage && { statusMessage: record.statusMessage }),
-    createdAt: new Date(record.createdAt).toISOString(),
-    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
+    ...taskTimes(record),
     ttl: record.ttlMs,
     pollInterval: POLL_INTERVAL_MS,
   };
@@ -101,9 +108,7 @@ function modernTask(record: TaskRecord) {
   return {
     taskId: record.taskId,
     status: record.status,
-    ...(record.statusMessage && { statusMessage: record.statusMessage }),
-    createdAt: new Date(record.createdAt).toISOString(),
-    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
+    ...taskTimes(record),
     ttlMs: record.ttlMs,
     pollIntervalMs: POLL_INTERVAL_MS,
   };
