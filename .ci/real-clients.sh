@@ -9,6 +9,7 @@ declare -A CLIENTS=(
   [claude]=@anthropic-ai/claude-code@2.1.332
   [codex]=@openai/codex@0.171.0
   [gemini]=@google/gemini-cli@0.61.0
+  [opencode]=opencode-ai@1.18.33
 )
 dir=${TMUX_MCP_CLIENTS_CACHE:-${TMUX_BUILD_CACHE:-/var/cache/tmux-mcp-ci}/clients}
 mkdir -p "$dir" || exit 1

@@ -1,7 +1,8 @@
 // Real MCP clients, installed from npm at pinned versions (.ci/real-clients.sh; .ci/run passes
 // their directory as TMUX_MCP_CLIENTS), each in its own non-interactive mode, configured as the
 // README configures it, start the server and talk to a scripted model on loopback
-// (tests/scripted_model.ts) in their own API format. What is checked is what each client's model
+// (tests/scripted_model.ts) in their own API format (opencode through a custom OpenAI-compatible
+// provider). What is checked is what each client's model
 // receives: our tools offered, a tmux_run result with its outcome and run id, a 60 KB and a 200 KB
 // result whose outcome and receipt are still visible, the refusal for a pane that is not
 // enrolled, for Gemini CLI the `wait_for_previous` it adds to every tool, sent and not refused,
@@ -539,7 +540,50 @@ const geminiCli: RealClient = {
   },
 };
 
-for (const client of [claudeCode, codex, geminiCli]) {
+const opencode: RealClient = {
+  name: "opencode",
+  bin: "opencode/node_modules/.bin/opencode",
+  addsWaitForPrevious: false,
+  keepsLargeResult: false,
+  run: async ({ bin, workspace, modelUrl, server, env, signal }) => {
+    // docs/clients.md's opencode.json: the server as a local MCP server, and a provider of the
+    // OpenAI Chat Completions API at the scripted model.
+    await Deno.writeTextFile(
+      `${workspace}/opencode.json`,
+      JSON.stringify({
+        $schema: "https://opencode.ai/config.json",
+        model: "scripted/scripted",
+        provider: {
+          scripted: {
+            npm: "@ai-sdk/openai-compatible",
+            name: "scripted",
+            options: { baseURL: `${modelUrl}/v1`, apiKey: "scripted" },
+            models: { scripted: { name: "scripted", tool_call: true } },
+          },
+        },
+        mcp: {
+          tmux: {
+            type: "local",
+            command: [server.command, ...server.args],
+            environment: server.env,
+            enabled: true,
+            timeout: 120_000,
+          },
+        },
+      }),
+    );
+    return await new Deno.Command(bin, {
+      args: ["run", "--print-logs", PROMPT],
+      cwd: workspace,
+      env: { ...env, OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1" },
+      clearEnv: true,
+      stdin: "null",
+      signal,
+    }).output();
+  },
+};
+
+for (const client of [claudeCode, codex, geminiCli, opencode]) {
   const reason = CLIENTS ? await missing(client) : "TMUX_MCP_CLIENTS is unset";
   if (reason) console.error(`real_clients_test: ${client.name} is ignored: ${reason}`);
   Deno.test({

@@ -1,6 +1,6 @@
 // A scripted model on loopback for tests/real_clients_test.ts: one HTTP server that answers a real
-// MCP client in its own API format (Anthropic Messages, OpenAI Responses, Gemini
-// generateContent, each streamed as server-sent events) and plays a fixed script of tool calls,
+// MCP client in its own API format (Anthropic Messages, OpenAI Responses, OpenAI Chat
+// Completions, Gemini generateContent, each streamed as server-sent events) and plays a fixed script of tool calls,
 // one a turn. It records what the client sent the model: the tools offered, and every tool
 // result, so the test can assert on what a model of that client actually sees.
 
@@ -82,6 +82,17 @@ function responsesConversation(body: Json): Conversation {
   );
   const results = list(body.input).filter((item) => item.type === "function_call_output")
     .map((item) => asText(item.output));
+  return { tools, results };
+}
+
+// OpenAI Chat Completions: tools [{type: "function", function: {name, parameters}}], results as
+// messages of the role "tool".
+function chatConversation(body: Json): Conversation {
+  const tools = list(body.tools).filter((tool) => tool.type === "function")
+    .map((tool) => tool.function as Json)
+    .map((declared) => ({ name: String(declared.name), schema: declared.parameters }));
+  const results = list(body.messages).filter((message) => message.role === "tool")
+    .map((message) => asText(message.content));
   return { tools, results };
 }
 
@@ -235,6 +246,45 @@ function responsesAnswer(move: Move): Response {
   ]);
 }
 
+function chatAnswer(body: Json, move: Move): Response {
+  const call = "tool" in move
+    ? {
+      id: nextId("call"),
+      type: "function",
+      function: { name: move.tool, arguments: JSON.stringify(move.args) },
+    }
+    : undefined;
+  const finishReason = call ? "tool_calls" : "stop";
+  const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
+  const head = { id: nextId("chatcmpl"), created: 0, model: body.model };
+  if (body.stream !== true) {
+    const message = call
+      ? { role: "assistant", content: null, tool_calls: [call] }
+      : { role: "assistant", content: "text" in move ? move.text : "" };
+    return Response.json({
+      ...head,
+      object: "chat.completion",
+      choices: [{ index: 0, message, finish_reason: finishReason }],
+      usage,
+    });
+  }
+  const chunk = (delta: Json, finish: string | null, extra: Json = {}) => ({
+    ...head,
+    object: "chat.completion.chunk",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+    ...extra,
+  });
+  const delta = call
+    ? { role: "assistant", content: null, tool_calls: [{ index: 0, ...call }] }
+    : { role: "assistant", content: "text" in move ? move.text : "" };
+  const chunks = [chunk(delta, null), chunk({}, finishReason, { usage })];
+  const text = chunks.map((data) => `data: ${JSON.stringify(data)}\n\n`).join("") +
+    "data: [DONE]\n\n";
+  return new Response(encoder.encode(text), {
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+  });
+}
+
 function geminiAnswer(move: Move, streamed: boolean): Response {
   const part = "tool" in move
     ? { functionCall: { name: move.tool, args: move.args } }
@@ -283,6 +333,9 @@ export function startScriptedModel(
     }
     if (path.endsWith("/responses")) {
       return responsesAnswer(await play(responsesConversation(body)));
+    }
+    if (path.endsWith("/chat/completions")) {
+      return chatAnswer(body, await play(chatConversation(body)));
     }
     if (path.endsWith(":streamGenerateContent")) {
       return geminiAnswer(await play(geminiConversation(body)), true);
