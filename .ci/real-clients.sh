@@ -10,6 +10,7 @@ declare -A CLIENTS=(
   [codex]=@openai/codex@0.171.0
   [gemini]=@google/gemini-cli@0.61.0
   [opencode]=opencode-ai@1.18.33
+  [qwen]=@qwen-code/qwen-code@0.24.4
 )
 dir=${TMUX_MCP_CLIENTS_CACHE:-${TMUX_BUILD_CACHE:-/var/cache/tmux-mcp-ci}/clients}
 mkdir -p "$dir" || exit 1

@@ -1,8 +1,8 @@
 // Real MCP clients, installed from npm at pinned versions (.ci/real-clients.sh; .ci/run passes
 // their directory as TMUX_MCP_CLIENTS), each in its own non-interactive mode, configured as the
 // README configures it, start the server and talk to a scripted model on loopback
-// (tests/scripted_model.ts) in their own API format (opencode through a custom OpenAI-compatible
-// provider). What is checked is what each client's model
+// (tests/scripted_model.ts) in their own API format (opencode and Qwen Code the OpenAI Chat
+// Completions API). What is checked is what each client's model
 // receives: our tools offered, a tmux_run result with its outcome and run id, a 60 KB and a 200 KB
 // result whose outcome and receipt are still visible, the refusal for a pane that is not
 // enrolled, for Gemini CLI the `wait_for_previous` it adds to every tool, sent and not refused,
@@ -31,6 +31,14 @@ type RealClient = {
   addsWaitForPrevious: boolean;
   /** Whether the model gets the whole 60 KB result, not a part of it. */
   keepsLargeResult: boolean;
+  /**
+   * Where the client offers our tools only behind its own search (Qwen Code): the search the
+   * model makes first, and how it then calls one of our tools by its name there.
+   */
+  deferred?: {
+    search: { tool: string; args: Record<string, unknown> };
+    callThrough: (ours: string, args: Record<string, unknown>) => Move;
+  };
   /** Configures the client in `home` and runs it once, non-interactively, in `workspace`. */
   run: (setting: Setting) => Promise<Deno.CommandOutput>;
 };
@@ -93,24 +101,24 @@ type Case = {
 
 /**
  * The script: look at the server (its generation is in the answer), wait for the pane to enroll,
- * then play the case.
+ * then play the case. A client that defers our tools gets its search first; the case is then
+ * given the results after the search's.
  */
 function script(
   stage: Omit<Stage, "call" | "run">,
   enrolled: Promise<void>,
-  addsWaitForPrevious: boolean,
+  client: RealClient,
   next: Case["next"],
 ) {
-  return async (tools: OfferedTool[], results: string[]): Promise<Move> => {
+  return async (tools: OfferedTool[], allResults: string[]): Promise<Move> => {
     const call = (ours: string, args: Record<string, unknown>): Move => {
+      const sent = client.addsWaitForPrevious ? { ...args, wait_for_previous: true } : args;
       const tool = offered(tools, ours);
-      if (!tool) return { text: `the client offered no ${ours}` };
-      return {
-        tool: tool.name,
-        namespace: tool.namespace,
-        args: addsWaitForPrevious ? { ...args, wait_for_previous: true } : args,
-      };
+      if (tool) return { tool: tool.name, namespace: tool.namespace, args: sent };
+      return client.deferred?.callThrough(ours, sent) ?? { text: `the client offered no ${ours}` };
     };
+    if (client.deferred && allResults.length === 0) return client.deferred.search;
+    const results = client.deferred ? allResults.slice(1) : allResults;
     if (results.length === 0) return call("tmux_capabilities", {});
     const generation = /"generation"\s*:\s*"([a-f0-9]{32})"/.exec(results[0])?.[1];
     if (!generation) return { text: "no generation in the tmux_capabilities result" };
@@ -253,10 +261,12 @@ async function drive(client: RealClient, played: Case): Promise<void> {
       script(
         { enrolledPane: lab.pane, strangerPane: stranger, dir: lab.dir },
         enrolled,
-        client.addsWaitForPrevious,
+        client,
         played.next,
       ),
-      (tools) => offered(tools, "tmux_capabilities") !== undefined,
+      (tools) =>
+        offered(tools, "tmux_capabilities") !== undefined ||
+        tools.some((tool) => tool.name === client.deferred?.search.tool),
     );
     const home = await Deno.makeTempDir({ prefix: "tmux-mcp-client-home-" });
     const workspace = `${home}/workspace`;
@@ -337,10 +347,17 @@ function namedInRequest(request: string): string[] {
 }
 
 function checkTour(client: RealClient, { turns }: Drive): void {
-  assert.equal(turns.length, 6, `the client played ${turns.length} turns`);
-  const last = turns[5];
+  // A client that defers our tools plays one turn more: the search.
+  const searched = client.deferred ? 1 : 0;
+  assert.equal(turns.length, 6 + searched, `the client played ${turns.length} turns`);
+  const last = turns[5 + searched];
   assert.deepEqual(last.move, { text: "done" });
-  const ours = CATALOG.map((tool) => tool.name).filter((name) => offered(turns[0].tools, name));
+  // Offered at once, or, where deferred, declared with their schemas in the search's result.
+  const ours = CATALOG.map((tool) => tool.name).filter((name) =>
+    client.deferred
+      ? new RegExp(`\\b\\w*${name}\\b[^]*"properties"`).test(last.results[0])
+      : offered(turns[0].tools, name)
+  );
   assert.ok(ours.includes("tmux_run") && ours.includes("tmux_capabilities"), ours.join(", "));
   // The tools offered at once, or named for a search (Claude Code defers all but two).
   const named = namedInRequest(turns[0].request);
@@ -354,7 +371,7 @@ function checkTour(client: RealClient, { turns }: Drive): void {
       );
     }
   }
-  const [capabilities, exited, large, huge, refused] = last.results;
+  const [capabilities, exited, large, huge, refused] = last.results.slice(searched);
   // tmux_capabilities was called (with wait_for_previous where the client adds it) and answered.
   assert.match(capabilities, /"ok"\s*:\s*true/);
   outcomeShown(exited, 3);
@@ -583,7 +600,64 @@ const opencode: RealClient = {
   },
 };
 
-for (const client of [claudeCode, codex, geminiCli, opencode]) {
+const qwenCode: RealClient = {
+  name: "Qwen Code",
+  bin: "qwen/node_modules/.bin/qwen",
+  addsWaitForPrevious: false,
+  keepsLargeResult: false,
+  // Every MCP tool is behind its tool_search, which answers the schemas, and is then called
+  // through its tool_call by the name the search gave.
+  deferred: {
+    search: {
+      tool: "tool_search",
+      args: { query: "select:mcp__tmux__tmux_capabilities,mcp__tmux__tmux_run" },
+    },
+    callThrough: (ours, args) => ({
+      tool: "tool_call",
+      args: { name: `mcp__tmux__${ours}`, arguments: args },
+    }),
+  },
+  run: async ({ bin, home, workspace, modelUrl, server, env, signal }) => {
+    // docs/clients.md's mcpServers entry in ~/.qwen/settings.json (Gemini CLI's shape), trusted
+    // so that `qwen -p` does not ask, and the workspace a trusted folder.
+    const qwenDir = `${home}/.qwen`;
+    await Deno.mkdir(qwenDir);
+    await Deno.writeTextFile(
+      `${qwenDir}/settings.json`,
+      JSON.stringify({
+        mcpServers: {
+          tmux: {
+            command: server.command,
+            args: server.args,
+            env: server.env,
+            timeout: 600000,
+            trust: true,
+          },
+        },
+        security: { auth: { selectedType: "openai" } },
+      }),
+    );
+    await Deno.writeTextFile(
+      `${qwenDir}/trustedFolders.json`,
+      JSON.stringify({ [workspace]: "TRUST_FOLDER" }),
+    );
+    return await new Deno.Command(bin, {
+      args: ["-p", PROMPT, "--output-format", "json"],
+      cwd: workspace,
+      env: {
+        ...env,
+        OPENAI_BASE_URL: `${modelUrl}/v1`,
+        OPENAI_API_KEY: "scripted",
+        OPENAI_MODEL: "scripted",
+      },
+      clearEnv: true,
+      stdin: "null",
+      signal,
+    }).output();
+  },
+};
+
+for (const client of [claudeCode, codex, geminiCli, opencode, qwenCode]) {
   const reason = CLIENTS ? await missing(client) : "TMUX_MCP_CLIENTS is unset";
   if (reason) console.error(`real_clients_test: ${client.name} is ignored: ${reason}`);
   Deno.test({

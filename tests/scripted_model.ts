@@ -86,13 +86,17 @@ function responsesConversation(body: Json): Conversation {
 }
 
 // OpenAI Chat Completions: tools [{type: "function", function: {name, parameters}}], results as
-// messages of the role "tool".
+// messages of the role "tool" whose content is a string or text parts.
 function chatConversation(body: Json): Conversation {
   const tools = list(body.tools).filter((tool) => tool.type === "function")
     .map((tool) => tool.function as Json)
     .map((declared) => ({ name: String(declared.name), schema: declared.parameters }));
   const results = list(body.messages).filter((message) => message.role === "tool")
-    .map((message) => asText(message.content));
+    .map((message) =>
+      Array.isArray(message.content)
+        ? list(message.content).map((part) => asText(part.text ?? part)).join("\n")
+        : asText(message.content)
+    );
   return { tools, results };
 }
 
