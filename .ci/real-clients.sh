@@ -11,6 +11,7 @@ declare -A CLIENTS=(
   [gemini]=@google/gemini-cli@0.61.0
   [opencode]=opencode-ai@1.18.33
   [qwen]=@qwen-code/qwen-code@0.24.4
+  [copilot]=@github/copilot@1.0.102
 )
 dir=${TMUX_MCP_CLIENTS_CACHE:-${TMUX_BUILD_CACHE:-/var/cache/tmux-mcp-ci}/clients}
 mkdir -p "$dir" || exit 1

@@ -1,8 +1,8 @@
 // Real MCP clients, installed from npm at pinned versions (.ci/real-clients.sh; .ci/run passes
 // their directory as TMUX_MCP_CLIENTS), each in its own non-interactive mode, configured as the
 // README configures it, start the server and talk to a scripted model on loopback
-// (tests/scripted_model.ts) in their own API format (opencode and Qwen Code the OpenAI Chat
-// Completions API). What is checked is what each client's model
+// (tests/scripted_model.ts) in their own API format (opencode, Qwen Code and GitHub Copilot CLI
+// the OpenAI Chat Completions API). What is checked is what each client's model
 // receives: our tools offered, a tmux_run result with its outcome and run id, a 60 KB and a 200 KB
 // result whose outcome and receipt are still visible, the refusal for a pane that is not
 // enrolled, for Gemini CLI the `wait_for_previous` it adds to every tool, sent and not refused,
@@ -73,9 +73,14 @@ const HUGE_SCRIPT = LARGE_SCRIPT.replace(`seq -w 1 ${LARGE_LINES}`, `seq -w 1 ${
 const HUGE_BYTES = HUGE_LINES * 51;
 const MAX_STDOUT_LIMIT = 262_144;
 
-/** The tool a client offers for one of ours, whatever prefix or namespace it gives it. */
+/**
+ * The tool a client offers for one of ours, whatever prefix (`mcp__tmux__`, Copilot CLI's
+ * `tmux-`) or namespace it gives it.
+ */
 function offered(tools: OfferedTool[], ours: string): OfferedTool | undefined {
-  return tools.find((tool) => tool.name === ours || tool.name.endsWith(`_${ours}`));
+  return tools.find((tool) =>
+    tool.name === ours || tool.name.endsWith(`_${ours}`) || tool.name.endsWith(`-${ours}`)
+  );
 }
 
 /** What a case's script is given: the panes, and how to call one of our tools. */
@@ -657,7 +662,54 @@ const qwenCode: RealClient = {
   },
 };
 
-for (const client of [claudeCode, codex, geminiCli, opencode, qwenCode]) {
+const copilotCli: RealClient = {
+  name: "GitHub Copilot CLI",
+  bin: "copilot/node_modules/.bin/copilot",
+  addsWaitForPrevious: false,
+  keepsLargeResult: false,
+  run: async ({ bin, home, workspace, modelUrl, server, env, signal }) => {
+    // docs/clients.md's mcp-config.json in its home (COPILOT_HOME), and its offline BYOK mode: an
+    // OpenAI-compatible provider at the scripted model, no GitHub sign-in, nothing downloaded.
+    const copilotHome = `${home}/.copilot`;
+    await Deno.mkdir(copilotHome);
+    await Deno.writeTextFile(
+      `${copilotHome}/mcp-config.json`,
+      JSON.stringify({
+        mcpServers: {
+          tmux: {
+            type: "local",
+            command: server.command,
+            args: server.args,
+            env: server.env,
+            tools: ["*"],
+          },
+        },
+      }),
+    );
+    return await new Deno.Command(bin, {
+      // `copilot -p` cannot ask: every tool is allowed.
+      args: ["-p", PROMPT, "--allow-all-tools", "--no-auto-update"],
+      cwd: workspace,
+      env: {
+        ...env,
+        COPILOT_HOME: copilotHome,
+        COPILOT_OFFLINE: "true",
+        COPILOT_PROVIDER_BASE_URL: `${modelUrl}/v1`,
+        COPILOT_PROVIDER_TYPE: "openai",
+        COPILOT_PROVIDER_API_KEY: "scripted",
+        COPILOT_MODEL: "scripted",
+        COPILOT_AUTO_UPDATE: "false",
+        // Where it saves a result too large for its model: in the home this test removes.
+        TMPDIR: home,
+      },
+      clearEnv: true,
+      stdin: "null",
+      signal,
+    }).output();
+  },
+};
+
+for (const client of [claudeCode, codex, geminiCli, opencode, qwenCode, copilotCli]) {
   const reason = CLIENTS ? await missing(client) : "TMUX_MCP_CLIENTS is unset";
   if (reason) console.error(`real_clients_test: ${client.name} is ignored: ${reason}`);
   Deno.test({
