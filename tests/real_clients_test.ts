@@ -518,38 +518,50 @@ const codex: RealClient = {
   },
 };
 
+/**
+ * Gemini CLI's settings in `dir`, which Qwen Code, a fork of it, reads in its own: the server as
+ * a trusted mcpServers entry (`-p` cannot ask, so a call it would confirm is refused without
+ * it), the workspace a trusted folder (in one it does not trust, no MCP server starts), and the
+ * authentication `auth`.
+ */
+async function writeGeminiSettings(
+  dir: string,
+  server: Setting["server"],
+  workspace: string,
+  auth: string,
+): Promise<void> {
+  await Deno.mkdir(dir);
+  await Deno.writeTextFile(
+    `${dir}/settings.json`,
+    JSON.stringify({
+      mcpServers: {
+        tmux: {
+          command: server.command,
+          args: server.args,
+          env: server.env,
+          timeout: 600000,
+          trust: true,
+        },
+      },
+      security: { auth: { selectedType: auth } },
+    }),
+  );
+  await Deno.writeTextFile(
+    `${dir}/trustedFolders.json`,
+    JSON.stringify({ [workspace]: "TRUST_FOLDER" }),
+  );
+}
+
 const geminiCli: RealClient = {
   name: "Gemini CLI",
   bin: "gemini/node_modules/.bin/gemini",
   addsWaitForPrevious: true,
   keepsLargeResult: false,
   run: async ({ bin, home, workspace, modelUrl, server, env, signal }) => {
-    // The README's mcpServers entry in ~/.gemini/settings.json, and the workspace trusted: in a
-    // folder it does not trust, Gemini CLI starts no MCP server.
-    const geminiDir = `${home}/.gemini`;
-    await Deno.mkdir(geminiDir);
-    await Deno.writeTextFile(
-      `${geminiDir}/settings.json`,
-      JSON.stringify({
-        mcpServers: {
-          tmux: {
-            command: server.command,
-            args: server.args,
-            env: server.env,
-            timeout: 600000,
-            // `gemini -p` cannot ask: a tool call it would confirm is refused without this.
-            trust: true,
-          },
-        },
-        // A Gemini API key's authentication: the "gateway" one a base URL alone selects is
-        // refused by `gemini -p` ("Invalid auth method selected.").
-        security: { auth: { selectedType: "gemini-api-key" } },
-      }),
-    );
-    await Deno.writeTextFile(
-      `${geminiDir}/trustedFolders.json`,
-      JSON.stringify({ [workspace]: "TRUST_FOLDER" }),
-    );
+    // The README's mcpServers entry in ~/.gemini/settings.json. A Gemini API key's
+    // authentication: the "gateway" one a base URL alone selects is refused by `gemini -p`
+    // ("Invalid auth method selected.").
+    await writeGeminiSettings(`${home}/.gemini`, server, workspace, "gemini-api-key");
     return await new Deno.Command(bin, {
       args: ["-p", PROMPT, "--output-format", "json"],
       cwd: workspace,
@@ -623,29 +635,8 @@ const qwenCode: RealClient = {
     }),
   },
   run: async ({ bin, home, workspace, modelUrl, server, env, signal }) => {
-    // docs/clients.md's mcpServers entry in ~/.qwen/settings.json (Gemini CLI's shape), trusted
-    // so that `qwen -p` does not ask, and the workspace a trusted folder.
-    const qwenDir = `${home}/.qwen`;
-    await Deno.mkdir(qwenDir);
-    await Deno.writeTextFile(
-      `${qwenDir}/settings.json`,
-      JSON.stringify({
-        mcpServers: {
-          tmux: {
-            command: server.command,
-            args: server.args,
-            env: server.env,
-            timeout: 600000,
-            trust: true,
-          },
-        },
-        security: { auth: { selectedType: "openai" } },
-      }),
-    );
-    await Deno.writeTextFile(
-      `${qwenDir}/trustedFolders.json`,
-      JSON.stringify({ [workspace]: "TRUST_FOLDER" }),
-    );
+    // docs/clients.md's mcpServers entry in ~/.qwen/settings.json (Gemini CLI's shape).
+    await writeGeminiSettings(`${home}/.qwen`, server, workspace, "openai");
     return await new Deno.Command(bin, {
       args: ["-p", PROMPT, "--output-format", "json"],
       cwd: workspace,
