@@ -183,10 +183,8 @@ my %SYSCALLS_BY_MACHINE = (
 my %SYSCALLS = $^O eq 'linux' ? %{ $SYSCALLS_BY_MACHINE{ (POSIX::uname())[4] } // {} } : ();
 my $PR_SET_CHILD_SUBREAPER = 36;
 
-# Seconds on a clock that only goes forward, at the kernel's tick (10 ms): enough for the 250 ms
-# drain window, with nothing beyond perl-base.
-my $TICKS = POSIX::sysconf(POSIX::_SC_CLK_TCK()) || 100;
-sub now { return (POSIX::times())[0] / $TICKS }
+# `now()`, the seconds of a clock that only goes forward, is lib/run/stop_group.pl's, written
+# after this file: perl has compiled it before this file runs.
 
 # The pane's hangup and the person's Ctrl-C at the prompt must not take a run's result with
 # them: the helper ends only when its channel says so, after its runs are reported. Handlers,

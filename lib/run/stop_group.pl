@@ -24,8 +24,9 @@ use constant {
   CLOCK_TICKS => POSIX::sysconf(POSIX::_SC_CLK_TCK()) || 100,
 };
 
-# Seconds on a clock that only goes forward.
-sub stop_clock { return (POSIX::times())[0] / CLOCK_TICKS }
+# Seconds on a clock that only goes forward, at the kernel's tick (10 ms): enough for the
+# helper's 250 ms drain window and for the stop's polls, with nothing beyond perl-base.
+sub now { return (POSIX::times())[0] / CLOCK_TICKS }
 
 # The process table from ps(1), the same on Linux and macOS; undef when it cannot be read.
 sub process_table {
@@ -86,10 +87,10 @@ sub live_escapees {
 # Polls `done` every STOP_POLL seconds for up to `limit` seconds.
 sub poll_until {
   my ($done, $limit) = @_;
-  my $until = stop_clock() + $limit;
+  my $until = now() + $limit;
   while (1) {
     return 1 if $done->();
-    return 0 if stop_clock() >= $until;
+    return 0 if now() >= $until;
     select(undef, undef, undef, STOP_POLL);
   }
 }
