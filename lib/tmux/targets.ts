@@ -171,7 +171,11 @@ function cutValue(text: string, value: string): string {
 
 /** A spawned client's answer; one that succeeded shows its server runs (control_servers.ts). */
 async function spawned(client: TmuxClient, args: string[], signal?: AbortSignal) {
-  const result = await runTmux(client, args, signal);
+  return answered(client, await runTmux(client, args, signal));
+}
+
+/** A spawned client's result, noting that the server answered when the command succeeded. */
+function answered<T extends { code: number }>(client: TmuxClient, result: T): T {
   if (result.code === 0) serverAnswered(client);
   return result;
 }
@@ -225,11 +229,12 @@ export function tmuxCallBytes(
   args: string[],
   signal?: AbortSignal,
 ): Promise<TmuxOutcome<Uint8Array>> {
-  return outcome(client, args, async () => {
-    const result = await runTmuxRaw(client, args, signal);
-    if (result.code === 0) serverAnswered(client);
-    return result;
-  }, signal);
+  return outcome(
+    client,
+    args,
+    async () => answered(client, await runTmuxRaw(client, args, signal)),
+    signal,
+  );
 }
 
 /** `tmuxCall` through a spawned client only, for a line a control connection could not run. */

@@ -17,7 +17,7 @@ export class CallProgress {
   readonly #progress: ToolExtra["progress"];
   readonly #began = Date.now();
   #last = 0;
-  #reportedAt = 0;
+  #reportedAt = this.#began;
 
   constructor(progress: ToolExtra["progress"]) {
     this.#progress = progress;
@@ -39,7 +39,7 @@ export class CallProgress {
 
   /** Reports if PROGRESS_INTERVAL_MS have passed since the last report (for a polling loop). */
   due(step: string, known = ""): void {
-    if (Date.now() - Math.max(this.#reportedAt, this.#began) >= PROGRESS_INTERVAL_MS) {
+    if (Date.now() - this.#reportedAt >= PROGRESS_INTERVAL_MS) {
       this.say(step, known);
     }
   }
